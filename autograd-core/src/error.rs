@@ -1,0 +1,84 @@
+//! The one error type of the core.
+
+use core::fmt;
+
+/// What went wrong while recording on, or differentiating, a tape.
+///
+/// Operators such as `a * b` cannot return a `Result`, so a failure while recording is *sticky*:
+/// the tape remembers the first error, every later result is marked as not recorded (its value
+/// is still computed), and [`TapeView::backward`](crate::TapeView::backward) and
+/// [`TapeView::check`](crate::TapeView::check) report it.
+///
+/// ```
+/// use autograd_core::{Tape, TapeError};
+///
+/// let tape = Tape::<f64, 2>::new();
+/// let x = tape.var(3.0);
+/// let y = x * x * x; // needs 2 more nodes, only 1 is left
+/// assert_eq!(y.value(), 27.0); // values stay right
+/// let err = tape.backward(y).unwrap_err();
+/// assert_eq!(err, TapeError::CapacityExceeded { capacity: 2 });
+/// assert_eq!(err.to_string(), "tape capacity of 2 nodes exceeded; build a larger `Tape` or rewind it");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TapeError {
+    /// More nodes were recorded than the tape holds.
+    CapacityExceeded {
+        /// The tape's capacity in nodes.
+        capacity: usize,
+    },
+    /// A `Var` recorded on one tape was combined with, or looked up on, another tape.
+    ForeignVar,
+    /// The value has no node on this tape: a constant, or a result whose recording failed.
+    NotRecorded,
+    /// [`TapeView::set_value`](crate::TapeView::set_value) on a node that is not a leaf.
+    NotALeaf {
+        /// Index of the node.
+        index: usize,
+    },
+    /// A node index at or past the end of the tape.
+    UnknownNode {
+        /// The index asked for.
+        index: usize,
+        /// Number of nodes on the tape.
+        len: usize,
+    },
+    /// Two slices that must have the same length do not.
+    LengthMismatch {
+        /// Length of the first slice.
+        left: usize,
+        /// Length of the second slice.
+        right: usize,
+    },
+    /// The tape was in use by another access (only possible from inside a `fmt::Write` that
+    /// records on the tape it is exporting).
+    Busy,
+}
+
+impl fmt::Display for TapeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            TapeError::CapacityExceeded { capacity } => write!(
+                f,
+                "tape capacity of {capacity} nodes exceeded; build a larger `Tape` or rewind it"
+            ),
+            TapeError::ForeignVar => f.write_str("a value recorded on another tape was used"),
+            TapeError::NotRecorded => {
+                f.write_str("the value is not recorded on the tape (a constant or a failed result)")
+            }
+            TapeError::NotALeaf { index } => {
+                write!(f, "node {index} is not a leaf; only leaves can be set")
+            }
+            TapeError::UnknownNode { index, len } => {
+                write!(f, "node {index} does not exist; the tape holds {len} nodes")
+            }
+            TapeError::LengthMismatch { left, right } => {
+                write!(f, "slices of different lengths ({left} and {right})")
+            }
+            TapeError::Busy => f.write_str("the tape is already in use"),
+        }
+    }
+}
+
+impl core::error::Error for TapeError {}

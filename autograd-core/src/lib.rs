@@ -1,0 +1,56 @@
+//! Reverse-mode automatic differentiation of scalar code on a fixed-capacity tape, without a heap.
+//!
+//! `autograd-core` exists so that the chain rule can run wherever the code runs: in a training
+//! loop on a host, or inside microcontroller firmware with a few kilobytes of RAM. Every operation
+//! is recorded on a [`Tape`] whose capacity is a compile-time constant and whose nodes live inline
+//! in [`heapless`] storage; math comes from [`libm`], so results are the same on every target.
+//!
+//! - **Reverse mode**: record with [`Var`] handles, then one [`backward`](TapeView::backward)
+//!   sweep gives the gradient with respect to every recorded value.
+//! - Running out of room is a value, not a crash: see [`TapeError`].
+//! - Functions written against [`Number`] run on plain `f32`/`f64` and on a tape unchanged.
+//!
+//! The seed lesson's example, `y = relu(x1 * x2 + 1)`:
+//!
+//! ```
+//! use autograd_core::{Tape, TapeError};
+//!
+//! fn main() -> Result<(), TapeError> {
+//!     let tape = Tape::<f64, 16>::new();
+//!     let x1 = tape.var(2.0);
+//!     let x2 = tape.var(3.0);
+//!     let y = (x1 * x2 + 1.0).relu();
+//!
+//!     let grads = tape.backward(y)?;
+//!     assert_eq!(y.value(), 7.0);
+//!     assert_eq!(grads.wrt(x1), 3.0); // = x2
+//!     assert_eq!(grads.wrt(x2), 2.0); // = x1
+//!     Ok(())
+//! }
+//! ```
+//!
+//! # Conventions at kinks
+//! As PyTorch: `relu'(0) = 0`, `abs'(0) = 0`, `leaky_relu'(0) = slope`, and `max`/`min` of equal
+//! arguments give each argument half the gradient. `tanh`, `sigmoid` and `softplus` are finite,
+//! with finite derivatives, for every finite input.
+#![cfg_attr(not(test), no_std)]
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+#![warn(clippy::missing_const_for_fn, clippy::cast_lossless)]
+#![allow(clippy::missing_const_for_fn)]
+
+mod dot;
+mod error;
+pub mod math;
+mod number;
+mod op;
+mod scalar;
+mod tape;
+mod var;
+
+pub use error::TapeError;
+pub use number::Number;
+pub use op::Op;
+pub use scalar::Scalar;
+pub use tape::{Gradients, Mark, Node, NodeId, Tape, TapeView, MAX_CAPACITY};
+pub use var::Var;

@@ -1,0 +1,125 @@
+//! Composite functions built from the [`Scalar`] primitives, with their kink conventions.
+//!
+//! These are the *forward* rules shared by every mode: the plain scalars, the dual numbers and the
+//! tape all compute values through these functions, so a value is bit-identical whichever mode
+//! computed it. The derivative rules live with each mode (the tape's in [`crate::op`], the duals'
+//! in their own modules), written independently so that the modes check one another.
+//!
+//! Conventions at non-differentiable points follow PyTorch:
+//! - `relu'(0) = 0`, `leaky_relu'(0) = slope`, `abs'(0) = 0`;
+//! - `max(a, b)` / `min(a, b)` with `a == b` give each argument half of the gradient.
+
+use crate::Scalar;
+
+/// Logistic sigmoid `1 / (1 + e^-x)`, evaluated so that it never overflows: for `x < 0` it uses
+/// `e^x / (1 + e^x)`. Exactly 0 or 1 only where the true value rounds to it.
+///
+/// ```
+/// assert_eq!(autograd_core::math::sigmoid(0.0_f64), 0.5);
+/// assert_eq!(autograd_core::math::sigmoid(-1000.0_f64), 0.0);
+/// ```
+#[inline]
+pub fn sigmoid<S: Scalar>(x: S) -> S {
+    if x >= S::ZERO {
+        S::ONE / (S::ONE + (-x).exp())
+    } else {
+        let e = x.exp();
+        e / (S::ONE + e)
+    }
+}
+
+/// Softplus `ln(1 + e^x)`, evaluated as `max(x, 0) + ln(1 + e^-|x|)`: finite and exact to
+/// rounding for every finite `x` (the naive form overflows at `x > 709` in `f64`).
+///
+/// ```
+/// assert_eq!(autograd_core::math::softplus(1000.0_f64), 1000.0);
+/// assert!((autograd_core::math::softplus(0.0_f64) - core::f64::consts::LN_2).abs() < 1e-16);
+/// ```
+#[inline]
+pub fn softplus<S: Scalar>(x: S) -> S {
+    let pos = if x > S::ZERO { x } else { S::ZERO };
+    pos + (-x.abs()).exp().ln_1p()
+}
+
+/// Rectified linear unit `max(x, 0)`; derivative 0 at `x = 0`.
+#[inline]
+pub fn relu<S: Scalar>(x: S) -> S {
+    if x > S::ZERO {
+        x
+    } else {
+        // `x * 0` rather than a literal 0 so a dual number keeps a zero derivative part and a NaN
+        // input stays NaN.
+        x * S::ZERO
+    }
+}
+
+/// Leaky ReLU: `x` for `x > 0`, `slope * x` otherwise (derivative `slope` at 0, as PyTorch).
+#[inline]
+pub fn leaky_relu<S: Scalar>(x: S, slope: S) -> S {
+    if x > S::ZERO {
+        x
+    } else {
+        x * slope
+    }
+}
+
+/// The larger argument; equal arguments give their mean, so a dual number splits the derivative
+/// 0.5/0.5 between them.
+#[inline]
+pub fn max<S: Scalar>(a: S, b: S) -> S {
+    if a > b {
+        a
+    } else if b > a {
+        b
+    } else {
+        (a + b) * S::from_f64(0.5)
+    }
+}
+
+/// The smaller argument; equal arguments give their mean (derivative split 0.5/0.5).
+#[inline]
+pub fn min<S: Scalar>(a: S, b: S) -> S {
+    if a < b {
+        a
+    } else if b < a {
+        b
+    } else {
+        (a + b) * S::from_f64(0.5)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sigmoid_matches_definition_and_saturates() {
+        for &x in &[-30.0, -2.0, -0.5, 0.0, 0.5, 2.0, 30.0] {
+            let naive = 1.0 / (1.0 + libm::exp(-x));
+            assert!((sigmoid(x) - naive).abs() <= 1e-16, "x = {x}");
+        }
+        assert_eq!(sigmoid(1000.0_f64), 1.0);
+        assert_eq!(sigmoid(-1000.0_f32), 0.0);
+    }
+
+    #[test]
+    fn softplus_matches_definition_and_is_finite() {
+        for &x in &[-30.0, -2.0, 0.0, 2.0, 30.0] {
+            let naive = libm::log(1.0 + libm::exp(x));
+            assert!(
+                (softplus(x) - naive).abs() <= 1e-15 * naive.max(1.0),
+                "x = {x}"
+            );
+        }
+        assert_eq!(softplus(-1000.0_f64), 0.0);
+        assert_eq!(softplus(1e6_f32), 1e6);
+    }
+
+    #[test]
+    fn max_min_of_equal_arguments_is_that_value() {
+        assert_eq!(max(2.0, 2.0), 2.0);
+        assert_eq!(min(-3.0_f32, -3.0), -3.0);
+        assert_eq!(max(1.0, 2.0), 2.0);
+        assert_eq!(min(1.0, 2.0), 1.0);
+    }
+}

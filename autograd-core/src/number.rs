@@ -1,0 +1,93 @@
+//! [`Number`]: the one trait a function is written against to be evaluated plainly and
+//! differentiated in every mode.
+
+use core::ops::{Add, Div, Mul, Neg, Sub};
+
+/// Everything a differentiable function may do with its arguments.
+///
+/// Implemented by the plain scalars (`f32`, `f64`), the dual numbers of forward mode and the tape
+/// handle [`Var`](crate::Var) of reverse mode, so a function written once against `Number` is
+/// evaluated, differentiated in reverse and forward mode and checked by finite differences
+/// unchanged. Constants come from [`Number::from_f64`]; for a `Var` that is a constant that
+/// lives off the tape until it meets a recorded value, so it costs nothing when unused.
+///
+/// ```
+/// use autograd_core::{Number, Tape};
+///
+/// // f(x, y) = x^2 y + sin(y), written once.
+/// fn f<T: Number>(x: T, y: T) -> T {
+///     x.powi(2) * y + y.sin()
+/// }
+///
+/// assert_eq!(f(3.0_f64, 0.0), 0.0);
+///
+/// let tape = Tape::<f64, 16>::new();
+/// let (x, y) = (tape.var(3.0), tape.var(0.0));
+/// let grads = tape.backward(f(x, y)).unwrap();
+/// assert_eq!(grads.wrt(x), 0.0); // 2xy
+/// assert_eq!(grads.wrt(y), 10.0); // x^2 + cos(y)
+/// ```
+pub trait Number:
+    Copy
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Div<Output = Self>
+    + Neg<Output = Self>
+{
+    /// A constant (rounded to the nearest `f32` where the scalar is `f32`).
+    fn from_f64(c: f64) -> Self;
+    /// The real value as `f64` (for a dual number, its real part; for a `Var`, its value).
+    fn to_f64(&self) -> f64;
+
+    /// `e^x`
+    fn exp(self) -> Self;
+    /// Natural logarithm.
+    fn ln(self) -> Self;
+    /// Square root.
+    fn sqrt(self) -> Self;
+    /// Sine (radians).
+    fn sin(self) -> Self;
+    /// Cosine (radians).
+    fn cos(self) -> Self;
+    /// Tangent (radians).
+    fn tan(self) -> Self;
+    /// Hyperbolic tangent: finite with derivative `1 - tanh^2` (0, not NaN) for large `|x|`.
+    fn tanh(self) -> Self;
+    /// Logistic sigmoid `1 / (1 + e^-x)`, stable for large `|x|`.
+    fn sigmoid(self) -> Self;
+    /// `max(x, 0)`, derivative 0 at `x = 0`.
+    fn relu(self) -> Self;
+    /// `x` for `x > 0`, else `slope * x`; derivative `slope` at 0.
+    fn leaky_relu(self, slope: f64) -> Self;
+    /// `|x|`, derivative 0 at `x = 0`.
+    fn abs(self) -> Self;
+    /// `ln(1 + e^x)`, stable for large `|x|`.
+    fn softplus(self) -> Self;
+    /// `x^n` for an integer `n`.
+    fn powi(self, n: i32) -> Self;
+    /// `x^c` for a constant real `c`.
+    fn powf(self, c: f64) -> Self;
+    /// `x^y`, differentiable in both.
+    fn pow(self, y: Self) -> Self;
+    /// The larger of two; equal arguments split the derivative 0.5/0.5.
+    fn max(self, other: Self) -> Self;
+    /// The smaller of two; equal arguments split the derivative 0.5/0.5.
+    fn min(self, other: Self) -> Self;
+
+    /// The constant 0.
+    #[inline]
+    fn zero() -> Self {
+        Self::from_f64(0.0)
+    }
+    /// The constant 1.
+    #[inline]
+    fn one() -> Self {
+        Self::from_f64(1.0)
+    }
+    /// `x * x`
+    #[inline]
+    fn square(self) -> Self {
+        self * self
+    }
+}

@@ -1,0 +1,212 @@
+//! The scalar trait: the number type a tape records and every mode computes in.
+//!
+//! `f32` and `f64` get their primitive functions from libm (so results are the same on a host and
+//! on a microcontroller); composite functions (sigmoid, softplus, relu, ...) come from
+//! [`crate::math`], shared with every other implementor of [`Number`].
+
+use core::fmt::{Debug, Display};
+use core::ops::{AddAssign, DivAssign, MulAssign, SubAssign};
+
+use crate::{math, Number};
+
+/// A plain real number type the tape records: `f32`, `f64`, or a dual number over them.
+///
+/// A `Scalar` is a [`Number`] that is a value (no tape behind it), so it can be stored in a tape
+/// node. Comparisons (`PartialOrd`, `PartialEq`) look at the real part only, so branches in user
+/// code and the kink conventions behave the same for a plain value and for a dual number.
+///
+/// ```
+/// use autograd_core::{Number, Scalar};
+/// fn half<S: Scalar>(x: S) -> S { x * S::from_f64(0.5) }
+/// assert_eq!(half(3.0_f32), 1.5);
+/// assert_eq!(Number::exp(half(3.0_f64)), libm::exp(1.5));
+/// ```
+pub trait Scalar:
+    Number
+    + PartialEq
+    + PartialOrd
+    + Debug
+    + Display
+    + AddAssign
+    + SubAssign
+    + MulAssign
+    + DivAssign
+    + 'static
+{
+    /// Additive identity.
+    const ZERO: Self;
+    /// Multiplicative identity.
+    const ONE: Self;
+    /// Machine epsilon of the underlying real type (`f32::EPSILON` or `f64::EPSILON`).
+    const EPSILON: f64;
+
+    /// `ln(1 + self)`, accurate near zero.
+    fn ln_1p(self) -> Self;
+    /// `true` if the value (and every derivative part) is neither infinite nor NaN.
+    fn is_finite(self) -> bool;
+    /// `true` if the value and every derivative part are zero (unlike `==`, which compares the
+    /// real part only).
+    fn is_zero(self) -> bool;
+}
+
+macro_rules! impl_float {
+    ($t:ty, $exp:path, $ln:path, $ln1p:path, $sqrt:path, $sin:path, $cos:path, $tan:path,
+     $tanh:path, $fabs:path, $pow:path) => {
+        impl Number for $t {
+            #[inline(always)]
+            fn from_f64(x: f64) -> Self {
+                x as $t
+            }
+            #[inline(always)]
+            fn to_f64(&self) -> f64 {
+                *self as f64
+            }
+            #[inline]
+            fn exp(self) -> Self {
+                $exp(self)
+            }
+            #[inline]
+            fn ln(self) -> Self {
+                $ln(self)
+            }
+            #[inline]
+            fn sqrt(self) -> Self {
+                $sqrt(self)
+            }
+            #[inline]
+            fn sin(self) -> Self {
+                $sin(self)
+            }
+            #[inline]
+            fn cos(self) -> Self {
+                $cos(self)
+            }
+            #[inline]
+            fn tan(self) -> Self {
+                $tan(self)
+            }
+            #[inline]
+            fn tanh(self) -> Self {
+                $tanh(self)
+            }
+            #[inline]
+            fn sigmoid(self) -> Self {
+                math::sigmoid(self)
+            }
+            #[inline]
+            fn relu(self) -> Self {
+                math::relu(self)
+            }
+            #[inline]
+            fn leaky_relu(self, slope: f64) -> Self {
+                math::leaky_relu(self, slope as $t)
+            }
+            #[inline(always)]
+            fn abs(self) -> Self {
+                $fabs(self)
+            }
+            #[inline]
+            fn softplus(self) -> Self {
+                math::softplus(self)
+            }
+            #[inline]
+            fn powi(self, n: i32) -> Self {
+                // Exponentiation by squaring: no libm call, identical on every target (core's
+                // `powi` intrinsic is not available without std everywhere).
+                let mut base = if n < 0 { 1.0 / self } else { self };
+                let mut e = n.unsigned_abs();
+                let mut acc: $t = 1.0;
+                while e > 0 {
+                    if e & 1 == 1 {
+                        acc *= base;
+                    }
+                    base *= base;
+                    e >>= 1;
+                }
+                acc
+            }
+            #[inline]
+            fn powf(self, e: f64) -> Self {
+                $pow(self, e as $t)
+            }
+            #[inline]
+            fn pow(self, e: Self) -> Self {
+                $pow(self, e)
+            }
+            #[inline]
+            fn max(self, other: Self) -> Self {
+                math::max(self, other)
+            }
+            #[inline]
+            fn min(self, other: Self) -> Self {
+                math::min(self, other)
+            }
+        }
+
+        impl Scalar for $t {
+            const ZERO: Self = 0.0;
+            const ONE: Self = 1.0;
+            const EPSILON: f64 = <$t>::EPSILON as f64;
+
+            #[inline]
+            fn ln_1p(self) -> Self {
+                $ln1p(self)
+            }
+            #[inline(always)]
+            fn is_finite(self) -> bool {
+                <$t>::is_finite(self)
+            }
+            #[inline(always)]
+            fn is_zero(self) -> bool {
+                self == 0.0
+            }
+        }
+    };
+}
+
+impl_float!(
+    f32,
+    libm::expf,
+    libm::logf,
+    libm::log1pf,
+    libm::sqrtf,
+    libm::sinf,
+    libm::cosf,
+    libm::tanf,
+    libm::tanhf,
+    libm::fabsf,
+    libm::powf
+);
+impl_float!(
+    f64,
+    libm::exp,
+    libm::log,
+    libm::log1p,
+    libm::sqrt,
+    libm::sin,
+    libm::cos,
+    libm::tan,
+    libm::tanh,
+    libm::fabs,
+    libm::pow
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn powi_matches_repeated_multiplication() {
+        assert_eq!(Number::powi(2.0_f64, 10), 1024.0);
+        assert_eq!(Number::powi(2.0_f64, -2), 0.25);
+        assert_eq!(Number::powi(3.0_f32, 0), 1.0);
+        assert_eq!(Number::powi(0.0_f64, 0), 1.0);
+        assert_eq!(Number::powi(-1.5_f64, 3), -3.375);
+    }
+
+    #[test]
+    fn tanh_is_finite_for_large_arguments() {
+        assert_eq!(Number::tanh(1000.0_f64), 1.0);
+        assert_eq!(Number::tanh(-1000.0_f32), -1.0);
+    }
+}

@@ -1,0 +1,5 @@
+//! The project's task runner: `cargo xtask <task>`.
+
+fn main() {
+    println!("cargo xtask: no tasks yet");
+}
