@@ -36,8 +36,6 @@
 #![cfg_attr(not(test), no_std)]
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
-#![warn(clippy::missing_const_for_fn, clippy::cast_lossless)]
-#![allow(clippy::missing_const_for_fn)]
 
 mod dot;
 mod error;

@@ -135,6 +135,8 @@ fn lesson_gradient_check_of_tanh_expression() -> Result<(), TapeError> {
     Ok(())
 }
 
+// Transcribes micrograd's README line by line, `c += c + 1` included.
+#[allow(clippy::misrefactored_assign_op)]
 #[test]
 fn micrograd_readme_expression() -> Result<(), TapeError> {
     let tape = Tape::<f64, 128>::new();

@@ -1,5 +1,58 @@
-//! The project's task runner: `cargo xtask <task>`.
+//! The project's task runner, reached as `cargo xtask <task>` (alias in `.cargo/config.toml`).
+//!
+//! One module per task. Every task returns an exit code: 0 success, 1 a check failed, 2 bad
+//! arguments or a missing tool (with a message on stderr).
 
-fn main() {
-    println!("cargo xtask: no tasks yet");
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+mod bench;
+mod check;
+mod firmware;
+mod fuzz;
+
+const HELP: &str = "\
+cargo xtask <task> [options]
+
+Tasks:
+  check      run the gradient-check suites (reverse vs forward vs finite differences)
+  bench      run the benchmarks and print the comparison table
+  firmware   build and run the firmware on emulated Cortex-M parts (QEMU)
+  fuzz       run the cargo-fuzz targets for a bounded time
+
+Run `cargo xtask <task> --help` for a task's options.
+";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some((task, rest)) = args.split_first() else {
+        print!("{HELP}");
+        return ExitCode::SUCCESS;
+    };
+    let result = match task.as_str() {
+        "check" => check::run(rest),
+        "bench" => bench::run(rest),
+        "firmware" => firmware::run(rest),
+        "fuzz" => fuzz::run(rest),
+        "help" | "--help" | "-h" => {
+            print!("{HELP}");
+            Ok(ExitCode::SUCCESS)
+        }
+        other => Err(format!("unknown task `{other}`\n\n{HELP}")),
+    };
+    match result {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// The workspace root (the parent of this crate's directory).
+pub fn project_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives one level below the workspace root")
+        .to_path_buf()
 }

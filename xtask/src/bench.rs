@@ -1,0 +1,8 @@
+//! `cargo xtask bench` (not implemented yet).
+
+use std::process::ExitCode;
+
+/// Runs the task with its arguments.
+pub fn run(_args: &[String]) -> Result<ExitCode, String> {
+    Err("`cargo xtask bench` is not implemented yet".to_string())
+}
