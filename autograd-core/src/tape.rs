@@ -101,6 +101,11 @@ impl Mark {
 pub struct NodeId(pub(crate) u32);
 
 impl NodeId {
+    /// The id of the node at `index` (checked when used: an index past the end is reported as
+    /// [`TapeError::UnknownNode`]).
+    pub fn from_index(index: usize) -> Self {
+        NodeId(u32::try_from(index).unwrap_or(u32::MAX).min(INDEX_MASK))
+    }
     /// The node's position in creation order.
     pub fn index(self) -> usize {
         self.0 as usize

@@ -1,0 +1,247 @@
+//! Every operation against its hand-derived derivative at several points, in f32 and f64, and
+//! the kink conventions exactly at the kinks. The references are written out with plain libm
+//! calls, independently of the engine's derivative rules.
+
+use autograd_core::{Scalar, Tape, TapeError, Var};
+
+/// d/dx of a one-input function recorded on a fresh tape.
+fn d1<S: Scalar>(x: f64, f: impl for<'t> Fn(Var<'t, S>) -> Var<'t, S>) -> (f64, f64) {
+    let tape = Tape::<S, 16>::new();
+    let v = tape.var(S::from_f64(x));
+    let y = f(v);
+    let g = tape.backward(y).expect("recorded").wrt(v);
+    (y.value().to_f64(), g.to_f64())
+}
+
+/// (dz/dx, dz/dy) of a two-input function.
+fn d2<S: Scalar>(
+    x: f64,
+    y: f64,
+    f: impl for<'t> Fn(Var<'t, S>, Var<'t, S>) -> Var<'t, S>,
+) -> (f64, f64, f64) {
+    let tape = Tape::<S, 16>::new();
+    let (a, b) = (tape.var(S::from_f64(x)), tape.var(S::from_f64(y)));
+    let z = f(a, b);
+    let g = tape.backward(z).expect("recorded");
+    (z.value().to_f64(), g.wrt(a).to_f64(), g.wrt(b).to_f64())
+}
+
+fn assert_close(what: &str, got: f64, want: f64, rtol: f64) {
+    let tol = rtol * want.abs().max(1.0);
+    assert!(
+        (got - want).abs() <= tol || (got.is_nan() && want.is_nan()) || got == want,
+        "{what}: got {got}, want {want} (tol {tol})"
+    );
+}
+
+const POINTS: [f64; 7] = [-2.5, -1.0, -0.3, 0.2, 0.7, 1.5, 3.0];
+const POSITIVE: [f64; 5] = [0.05, 0.5, 1.0, 2.0, 10.0];
+
+fn unary_table<S: Scalar>(rtol: f64) {
+    use libm::{cos, exp, log, sin, sqrt, tan, tanh};
+    type Rule = (&'static str, fn(f64) -> f64, fn(f64) -> f64);
+    let on_all: [Rule; 11] = [
+        ("exp", exp, exp),
+        ("sin", sin, cos),
+        ("cos", cos, |x| -sin(x)),
+        ("tan", tan, |x| 1.0 / (cos(x) * cos(x))),
+        ("tanh", tanh, |x| 1.0 - tanh(x) * tanh(x)),
+        (
+            "sigmoid",
+            |x| 1.0 / (1.0 + exp(-x)),
+            |x| exp(-x) / ((1.0 + exp(-x)) * (1.0 + exp(-x))),
+        ),
+        ("softplus", |x| log(1.0 + exp(x)), |x| 1.0 / (1.0 + exp(-x))),
+        ("neg", |x| -x, |_| -1.0),
+        ("powi3", |x| x * x * x, |x| 3.0 * x * x),
+        ("powi-2", |x| 1.0 / (x * x), |x| -2.0 / (x * x * x)),
+        ("abs", f64::abs, f64::signum),
+    ];
+    for (name, f, df) in on_all {
+        for &x in &POINTS {
+            let (y, d) = d1::<S>(x, |v| match name {
+                "exp" => v.exp(),
+                "sin" => v.sin(),
+                "cos" => v.cos(),
+                "tan" => v.tan(),
+                "tanh" => v.tanh(),
+                "sigmoid" => v.sigmoid(),
+                "softplus" => v.softplus(),
+                "neg" => -v,
+                "powi3" => v.powi(3),
+                "powi-2" => v.powi(-2),
+                _ => v.abs(),
+            });
+            // Reference evaluated at the point as the scalar type represents it.
+            let xs = S::from_f64(x).to_f64();
+            assert_close(&format!("{name}({x}) value"), y, f(xs), rtol);
+            assert_close(&format!("{name}'({x})"), d, df(xs), rtol);
+        }
+    }
+    type PosRule = (&'static str, fn(f64) -> f64, fn(f64) -> f64);
+    let on_positive: [PosRule; 3] = [
+        ("ln", log, |x| 1.0 / x),
+        ("sqrt", sqrt, |x| 0.5 / sqrt(x)),
+        (
+            "powf2.5",
+            |x| libm::pow(x, 2.5),
+            |x| 2.5 * libm::pow(x, 1.5),
+        ),
+    ];
+    for (name, f, df) in on_positive {
+        for &x in &POSITIVE {
+            let (y, d) = d1::<S>(x, |v| match name {
+                "ln" => v.ln(),
+                "sqrt" => v.sqrt(),
+                _ => v.powf(S::from_f64(2.5)),
+            });
+            let xs = S::from_f64(x).to_f64();
+            assert_close(&format!("{name}({x}) value"), y, f(xs), rtol);
+            assert_close(&format!("{name}'({x})"), d, df(xs), rtol);
+        }
+    }
+    for &x in &POINTS {
+        let xs = S::from_f64(x).to_f64();
+        let (y, d) = d1::<S>(x, |v| v.relu());
+        assert_eq!((y, d), if x > 0.0 { (xs, 1.0) } else { (0.0, 0.0) });
+        let (_, d) = d1::<S>(x, |v| v.leaky_relu(S::from_f64(0.125)));
+        assert_eq!(d, if x > 0.0 { 1.0 } else { 0.125 });
+    }
+}
+
+fn binary_table<S: Scalar>(rtol: f64) {
+    let pairs = [(1.5, -0.5), (-2.0, 3.0), (0.25, 4.0), (-1.0, -7.5)];
+    for &(x, y) in &pairs {
+        let (xs, ys) = (S::from_f64(x).to_f64(), S::from_f64(y).to_f64());
+        let cases: [(&str, (f64, f64, f64), (f64, f64, f64)); 6] = [
+            ("add", d2::<S>(x, y, |a, b| a + b), (xs + ys, 1.0, 1.0)),
+            ("sub", d2::<S>(x, y, |a, b| a - b), (xs - ys, 1.0, -1.0)),
+            ("mul", d2::<S>(x, y, |a, b| a * b), (xs * ys, ys, xs)),
+            (
+                "div",
+                d2::<S>(x, y, |a, b| a / b),
+                (xs / ys, 1.0 / ys, -xs / (ys * ys)),
+            ),
+            (
+                "max",
+                d2::<S>(x, y, |a, b| a.max(b)),
+                if xs > ys {
+                    (xs, 1.0, 0.0)
+                } else {
+                    (ys, 0.0, 1.0)
+                },
+            ),
+            (
+                "min",
+                d2::<S>(x, y, |a, b| a.min(b)),
+                if xs < ys {
+                    (xs, 1.0, 0.0)
+                } else {
+                    (ys, 0.0, 1.0)
+                },
+            ),
+        ];
+        for (name, got, want) in cases {
+            assert_close(&format!("{name}({x},{y})"), got.0, want.0, rtol);
+            assert_close(&format!("d{name}/dx({x},{y})"), got.1, want.1, rtol);
+            assert_close(&format!("d{name}/dy({x},{y})"), got.2, want.2, rtol);
+        }
+    }
+    // pow(x, y) = x^y: d/dx = y x^(y-1), d/dy = ln(x) x^y, on x > 0.
+    for &(x, y) in &[(0.5, 2.0), (2.0, -1.5), (3.0, 0.5), (1.0, 4.0)] {
+        let (xs, ys) = (S::from_f64(x).to_f64(), S::from_f64(y).to_f64());
+        let (z, dx, dy) = d2::<S>(x, y, |a, b| a.pow(b));
+        let p = libm::pow(xs, ys);
+        assert_close("pow", z, p, rtol);
+        assert_close("dpow/dx", dx, ys * libm::pow(xs, ys - 1.0), rtol);
+        assert_close("dpow/dy", dy, libm::log(xs) * p, rtol);
+    }
+    // sum and dot over slices.
+    let tape = Tape::<S, 32>::new();
+    let w: [Var<S>; 3] = [1.0, -2.0, 0.5].map(|v| tape.var(S::from_f64(v)));
+    let x: [Var<S>; 3] = [3.0, 0.25, -4.0].map(|v| tape.var(S::from_f64(v)));
+    let y = Var::dot(&w, &x).unwrap() + Var::sum(&w);
+    let g = tape.backward(y).unwrap();
+    assert_eq!(y.value().to_f64(), 3.0 - 0.5 - 2.0 - 0.5);
+    for i in 0..3 {
+        assert_eq!(g.wrt(w[i]), x[i].value() + S::ONE);
+        assert_eq!(g.wrt(x[i]), w[i].value());
+    }
+}
+
+#[test]
+fn unary_operations_match_hand_derived_derivatives_f64() {
+    unary_table::<f64>(1e-14);
+}
+
+#[test]
+fn unary_operations_match_hand_derived_derivatives_f32() {
+    unary_table::<f32>(2e-6);
+}
+
+#[test]
+fn binary_operations_match_hand_derived_derivatives_f64() {
+    binary_table::<f64>(1e-14);
+}
+
+#[test]
+fn binary_operations_match_hand_derived_derivatives_f32() {
+    binary_table::<f32>(2e-6);
+}
+
+#[test]
+fn kink_conventions_at_the_kinks() {
+    assert_eq!(d1::<f64>(0.0, |v| v.relu()), (0.0, 0.0));
+    assert_eq!(d1::<f32>(0.0, |v| v.relu()), (0.0, 0.0));
+    assert_eq!(d1::<f64>(0.0, |v| v.abs()), (0.0, 0.0));
+    assert_eq!(d1::<f32>(-0.0, |v| v.abs()), (0.0, 0.0));
+    assert_eq!(d1::<f64>(0.0, |v| v.leaky_relu(0.01)).1, 0.01);
+    assert_eq!(d2::<f64>(2.0, 2.0, |a, b| a.max(b)), (2.0, 0.5, 0.5));
+    assert_eq!(d2::<f32>(-1.0, -1.0, |a, b| a.min(b)), (-1.0, 0.5, 0.5));
+    // max(x, x) is x: the two halves add back to 1.
+    assert_eq!(d1::<f64>(3.0, |v| v.max(v)), (3.0, 1.0));
+    // Powers at 0: constant exponent 0, and d/dy of 0^y for y >= 0 (PyTorch's rule).
+    assert_eq!(d1::<f64>(0.0, |v| v.powi(0)), (1.0, 0.0));
+    assert_eq!(d1::<f64>(0.0, |v| v.powi(2)), (0.0, 0.0));
+    assert_eq!(d2::<f64>(0.0, 2.0, |a, b| a.pow(b)), (0.0, 0.0, 0.0));
+}
+
+#[test]
+fn saturating_functions_stay_finite_for_large_arguments() {
+    // A naive tanh = (e^2x - 1)/(e^2x + 1) gives NaN at x = 1000 (micrograd's bug).
+    for &x in &[1000.0, -1000.0, 1e300, -1e300] {
+        let (t, dt) = d1::<f64>(x, |v| v.tanh());
+        assert_eq!((t, dt), (x.signum(), 0.0));
+        let (s, ds) = d1::<f64>(x, |v| v.sigmoid());
+        assert_eq!((s, ds), (if x > 0.0 { 1.0 } else { 0.0 }, 0.0));
+        let (sp, dsp) = d1::<f64>(x, |v| v.softplus());
+        assert_eq!((sp, dsp), if x > 0.0 { (x, 1.0) } else { (0.0, 0.0) });
+    }
+    let (t, dt) = d1::<f32>(100.0, |v| v.tanh());
+    assert_eq!((t, dt), (1.0, 0.0));
+    let (sp, dsp) = d1::<f32>(-200.0, |v| v.softplus());
+    assert_eq!((sp, dsp), (0.0, 0.0));
+}
+
+#[test]
+fn constants_on_either_side_of_every_operator() -> Result<(), TapeError> {
+    let tape = Tape::<f64, 32>::new();
+    let x = tape.var(3.0);
+    let cases = [
+        (2.0 * x, 6.0, 2.0),
+        (x * 2.0, 6.0, 2.0),
+        (x / 4.0, 0.75, 0.25),
+        (6.0 / x, 2.0, -6.0 / 9.0),
+        (1.0 - x, -2.0, -1.0),
+        (x - 1.0, 2.0, 1.0),
+        (1.0 + x, 4.0, 1.0),
+        (x + 1.0, 4.0, 1.0),
+        (-x, -3.0, -1.0),
+    ];
+    for (i, (y, value, slope)) in cases.into_iter().enumerate() {
+        assert_eq!(y.value(), value, "case {i}");
+        let d = tape.backward(y)?.wrt(x);
+        assert!((d - slope).abs() < 1e-15, "case {i}: {d} vs {slope}");
+    }
+    Ok(())
+}

@@ -1,0 +1,249 @@
+//! The tape's stated semantics: repeated backward, reuse of a node, capacity overflow, rewinding,
+//! leaves, graph export and very long chains.
+
+use autograd_core::{Node, NodeId, Op, Tape, TapeError, Var};
+
+#[test]
+fn backward_twice_gives_identical_gradients() -> Result<(), TapeError> {
+    let tape = Tape::<f64, 32>::new();
+    let (x, y) = (tape.var(0.7), tape.var(-1.3));
+    let z = (x * y).sin() + x.exp() * y;
+    let first = {
+        let g = tape.backward(z)?;
+        (g.wrt(x), g.wrt(y))
+    };
+    let g = tape.backward(z)?;
+    assert_eq!(first, (g.wrt(x), g.wrt(y)));
+    // d/dx = y cos(xy) + e^x y, d/dy = x cos(xy) + e^x
+    let (xv, yv) = (0.7_f64, -1.3_f64);
+    assert!((first.0 - (yv * (xv * yv).cos() + xv.exp() * yv)).abs() < 1e-15);
+    assert!((first.1 - (xv * (xv * yv).cos() + xv.exp())).abs() < 1e-15);
+    Ok(())
+}
+
+#[test]
+fn backward_from_different_roots_does_not_mix() -> Result<(), TapeError> {
+    let tape = Tape::<f64, 32>::new();
+    let x = tape.var(2.0);
+    let a = x * x; // da/dx = 4
+    let b = x * 3.0; // db/dx = 3
+    assert_eq!(tape.backward(a)?.wrt(x), 4.0);
+    assert_eq!(tape.backward(b)?.wrt(x), 3.0);
+    let g = tape.backward(a)?;
+    assert_eq!(g.wrt(x), 4.0);
+    // b was recorded after a's inputs but does not feed a.
+    assert_eq!(g.wrt(b), 0.0);
+    Ok(())
+}
+
+#[test]
+fn reused_nodes_accumulate() -> Result<(), TapeError> {
+    let tape = Tape::<f64, 16>::new();
+    let x = tape.var(3.0);
+    assert_eq!(tape.backward(x * x)?.wrt(x), 6.0);
+    let a = tape.var(-2.0);
+    let b = a + a;
+    let c = b + b; // c = 4a
+    let g = tape.backward(c)?;
+    assert_eq!((c.value(), g.wrt(a), g.wrt(b)), (-8.0, 4.0, 2.0));
+    Ok(())
+}
+
+#[test]
+fn overflow_is_reported_not_a_panic() {
+    const N: usize = 8;
+    let tape = Tape::<f32, N>::new();
+    let x = tape.var(0.5);
+    let mut y = x;
+    for _ in 0..N - 1 {
+        y = y.sin(); // fills the tape exactly: N nodes
+    }
+    assert_eq!(tape.len(), N);
+    assert!(tape.check().is_ok());
+    let z = y * y; // operation N + 1
+    let err = TapeError::CapacityExceeded { capacity: N };
+    assert_eq!(tape.len(), N);
+    assert_eq!(tape.check(), Err(err));
+    assert_eq!(tape.backward(z).unwrap_err(), err);
+    // Values stay exact after the overflow.
+    assert_eq!(z.value(), y.value() * y.value());
+    assert_eq!(z.recorded().unwrap_err(), err);
+    assert_eq!((z.exp() + 1.0).recorded().unwrap_err(), err);
+    assert_eq!(tape.try_var(2.0).unwrap_err(), err);
+    assert_eq!(
+        err.to_string(),
+        "tape capacity of 8 nodes exceeded; build a larger `Tape` or rewind it"
+    );
+}
+
+#[test]
+fn exactly_full_is_fine_and_one_more_overflows() {
+    let tape = Tape::<f64, 3>::new();
+    let x = tape.var(2.0);
+    let y = x.exp(); // node 1
+    let z = y.sin(); // node 2: tape full
+    assert!(tape.check().is_ok());
+    assert!((tape.backward(z).unwrap().wrt(x) - 2f64.exp().cos() * 2f64.exp()).abs() < 1e-13);
+    let w = z.cos(); // node 3: does not fit
+    assert_eq!(
+        tape.backward(w).unwrap_err(),
+        TapeError::CapacityExceeded { capacity: 3 }
+    );
+    // The failure is sticky: earlier, complete results also report it now.
+    assert!(tape.backward(z).is_err());
+}
+
+#[test]
+fn rewind_reuses_the_tape_and_keeps_the_parameters() -> Result<(), TapeError> {
+    let mut tape = Tape::<f64, 8>::new();
+    let w = tape.var(0.5).id().unwrap();
+    let b = tape.var(-1.0).id().unwrap();
+    let params = tape.mark();
+    assert_eq!(params.len(), 2);
+    for step in 0..100 {
+        tape.rewind(params);
+        let (wv, bv) = (tape.get(w)?, tape.get(b)?);
+        let x = 2.0;
+        let loss = (wv * x + bv - 3.0).powi(2); // minimum at 2w + b = 3
+        let g = tape.backward(loss)?;
+        let (gw, gb) = (g.wrt(wv), g.wrt(bv));
+        let e = 2.0 * (2.0 * wv.value() + bv.value() - 3.0);
+        assert_eq!((gw, gb), (e * 2.0, e), "step {step}");
+        let (nw, nb) = (wv.value() - 0.05 * gw, bv.value() - 0.05 * gb);
+        tape.set_value(w, nw)?;
+        tape.set_value(b, nb)?;
+        assert!(tape.len() <= 8);
+    }
+    let (wv, bv) = (tape.get(w)?.value(), tape.get(b)?.value());
+    assert!((2.0 * wv + bv - 3.0).abs() < 1e-9);
+    Ok(())
+}
+
+#[test]
+fn rewind_clears_an_overflow() -> Result<(), TapeError> {
+    let mut tape = Tape::<f64, 4>::new();
+    let x = tape.var(1.0).id().unwrap();
+    let start = tape.mark();
+    {
+        let v = tape.get(x)?;
+        let mut y = v;
+        for _ in 0..10 {
+            y = y.sin();
+        }
+        assert!(tape.backward(y).is_err());
+    }
+    tape.rewind(start);
+    let v = tape.get(x)?;
+    assert_eq!(tape.backward(v.sin())?.wrt(v), 1f64.cos());
+    Ok(())
+}
+
+#[test]
+fn leaves_and_nodes_are_checked() {
+    let mut tape = Tape::<f64, 8>::new();
+    let x = tape.var(1.0);
+    let y = x.exp();
+    let (xi, yi) = (x.id().unwrap(), y.id().unwrap());
+    assert_eq!(
+        tape.set_value(yi, 3.0),
+        Err(TapeError::NotALeaf { index: 1 })
+    );
+    assert_eq!(
+        tape.set_value(NodeId::from_index(7), 3.0),
+        Err(TapeError::UnknownNode { index: 7, len: 2 })
+    );
+    assert!(tape.set_value(xi, 3.0).is_ok());
+    let node: Node<f64> = tape.node(yi).unwrap();
+    assert_eq!((node.op(), node.inputs()[0]), (Op::Exp, 0));
+}
+
+#[test]
+fn constants_and_foreign_values_are_errors_not_garbage() {
+    let t1 = Tape::<f64, 8>::new();
+    let t2 = Tape::<f64, 8>::new();
+    let c = Var::<f64>::constant(2.0);
+    assert_eq!(t1.backward(c).unwrap_err(), TapeError::NotRecorded);
+    let a = t1.var(1.0);
+    let b = t2.var(2.0);
+    assert_eq!(t2.backward(a).unwrap_err(), TapeError::ForeignVar);
+    let mixed = a + b;
+    assert_eq!(mixed.value(), 3.0);
+    assert_eq!(t1.backward(mixed).unwrap_err(), TapeError::ForeignVar);
+    assert_eq!(t2.check(), Err(TapeError::ForeignVar));
+}
+
+#[test]
+fn gradient_of_a_constant_is_zero() -> Result<(), TapeError> {
+    let tape = Tape::<f64, 8>::new();
+    let x = tape.var(2.0);
+    let c = Var::constant(5.0);
+    let y = x * c;
+    let g = tape.backward(y)?;
+    assert_eq!((g.wrt(x), g.wrt(c)), (5.0, 0.0));
+    Ok(())
+}
+
+#[test]
+fn off_path_infinities_do_not_poison_gradients() -> Result<(), TapeError> {
+    let tape = Tape::<f64, 8>::new();
+    let x = tape.var(0.0);
+    let _unused = x.ln(); // -inf, local derivative +inf
+    let y = x * 2.0;
+    assert_eq!(tape.backward(y)?.wrt(x), 2.0);
+    Ok(())
+}
+
+#[test]
+fn graph_exports_as_dot() -> Result<(), TapeError> {
+    let tape = Tape::<f64, 8>::new();
+    let (x, w, b) = (tape.var(1.0), tape.var(0.5), tape.var(0.1));
+    let l = x * w + b;
+    tape.backward(l)?;
+    let mut out = String::new();
+    tape.write_dot(&mut out).unwrap();
+    let expected = "\
+digraph tape {
+  rankdir=LR;
+  node [shape=record];
+  n0 [label=\"{ #0 | leaf | data 1 | grad 0.5 }\"];
+  n1 [label=\"{ #1 | leaf | data 0.5 | grad 1 }\"];
+  n2 [label=\"{ #2 | leaf | data 0.1 | grad 1 }\"];
+  n3 [label=\"{ #3 | * | data 0.5 | grad 1 }\"];
+  n0 -> n3;
+  n1 -> n3;
+  n4 [label=\"{ #4 | + | data 0.6 | grad 1 }\"];
+  n3 -> n4;
+  n2 -> n4;
+}
+";
+    assert_eq!(out, expected);
+    Ok(())
+}
+
+/// A 1,000,000-node chain x = sin(x): backward is a loop, so no stack overflow. The tape (24 MB)
+/// is boxed on a thread whose stack can hold it while `Tape::new` builds it.
+#[test]
+fn million_node_chain_differentiates_without_recursion() {
+    const N: usize = 1_000_001;
+    let handle = std::thread::Builder::new()
+        .stack_size(256 << 20)
+        .spawn(|| {
+            let tape: Box<Tape<f64, N>> = Box::new(Tape::new());
+            let x0 = tape.var(1.0);
+            let mut x = x0;
+            let mut reference = 1.0_f64;
+            let mut slope = 1.0_f64; // product of cos along the chain, computed independently
+            for _ in 0..N - 1 {
+                slope *= libm::cos(reference);
+                reference = libm::sin(reference);
+                x = x.sin();
+            }
+            assert_eq!(tape.len(), N);
+            let d = tape.backward(x).unwrap().wrt(x0);
+            assert_eq!(x.value(), reference);
+            // Same factors multiplied in the opposite order: rounding differs by at most ~N ulps.
+            assert!((d - slope).abs() <= 1e-9 * slope.abs(), "{d} vs {slope}");
+        })
+        .unwrap();
+    handle.join().unwrap();
+}
