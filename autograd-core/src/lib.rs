@@ -52,3 +52,8 @@ pub use op::Op;
 pub use scalar::Scalar;
 pub use tape::{Gradients, Mark, Node, NodeId, Tape, TapeView, MAX_CAPACITY};
 pub use var::Var;
+
+/// The README's Rust examples, compiled and run as doctests so the README stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;
