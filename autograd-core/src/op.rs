@@ -183,49 +183,6 @@ pub(crate) fn unary_forward<S: Scalar>(op: Op, x: S, c: S, n: i32) -> S {
     }
 }
 
-/// `dy/dx` of each one-input operation (same order as [`unary_forward`]).
-#[inline(always)]
-pub(crate) fn unary_derivative<S: Scalar>(op: Op, x: S, y: S, n: i32) -> S {
-    match op {
-        Op::Neg => -S::ONE,
-        Op::Offset => S::ONE,
-        Op::NegOffset => -S::ONE,
-        // n x^(n-1); n = 0 is the constant 1 (avoids 0 * x^-1 = NaN at x = 0).
-        Op::Powi => match n {
-            0 => S::ZERO,
-            1 => S::ONE,
-            _ => S::from_f64(n as f64) * x.powi(n - 1),
-        },
-        Op::Exp => y,
-        Op::Ln => S::ONE / x,
-        Op::Sqrt => S::from_f64(0.5) / y,
-        Op::Sin => x.cos(),
-        Op::Cos => -x.sin(),
-        Op::Tan => S::ONE + y * y,
-        // 1 - tanh^2 and s(1 - s) from the output: finite (0) where the function saturates.
-        Op::Tanh => S::ONE - y * y,
-        Op::Sigmoid => y * (S::ONE - y),
-        Op::Relu => {
-            if x > S::ZERO {
-                S::ONE
-            } else {
-                S::ZERO
-            }
-        }
-        Op::Abs => {
-            if x > S::ZERO {
-                S::ONE
-            } else if x < S::ZERO {
-                -S::ONE
-            } else {
-                S::ZERO
-            }
-        }
-        Op::Softplus => math::sigmoid(x),
-        _ => S::ZERO,
-    }
-}
-
 /// Forward rules of the two-input operations.
 #[inline(always)]
 pub(crate) fn binary_forward<S: Scalar>(op: Op, x: S, y: S) -> S {
@@ -242,12 +199,15 @@ pub(crate) fn binary_forward<S: Scalar>(op: Op, x: S, y: S) -> S {
     }
 }
 
-/// `(dz/dx, dz/dy)` of each two-input operation `z = op(x, y)` (same order as
-/// [`binary_forward`]); constant second inputs get 0.
+/// Local partial derivatives `(d out/d x, d out/d y)` of every operation, given its inputs `x`,
+/// `y` (unused for one-input operations), its output `z` and the `powi` exponent `n`.
+/// One match, so the backward sweep dispatches once per node. Constant second inputs get 0.
 #[inline(always)]
-pub(crate) fn binary_derivative<S: Scalar>(op: Op, x: S, y: S, z: S) -> (S, S) {
+pub(crate) fn partials<S: Scalar>(op: Op, x: S, y: S, z: S, n: i32) -> (S, S) {
     let half = S::from_f64(0.5);
+    let unary = |d: S| (d, S::ZERO);
     match op {
+        // ---- two inputs ----
         Op::Add => (S::ONE, S::ONE),
         Op::Sub => (S::ONE, -S::ONE),
         Op::Mul => (y, x),
@@ -289,8 +249,48 @@ pub(crate) fn binary_derivative<S: Scalar>(op: Op, x: S, y: S, z: S) -> (S, S) {
                 (y, S::ZERO)
             }
         }
-        _ => (S::ZERO, S::ZERO),
+        // ---- one input (output z = f(x)) ----
+        Op::Neg => unary(-S::ONE),
+        Op::Offset => unary(S::ONE),
+        Op::NegOffset => unary(-S::ONE),
+        // n x^(n-1); n = 0 is the constant 1 (avoids 0 * x^-1 = NaN at x = 0).
+        Op::Powi => unary(match n {
+            0 => S::ZERO,
+            1 => S::ONE,
+            _ => S::from_f64(n as f64) * x.powi(n - 1),
+        }),
+        Op::Exp => unary(z),
+        Op::Ln => unary(S::ONE / x),
+        Op::Sqrt => unary(half / z),
+        Op::Sin => unary(x.cos()),
+        Op::Cos => unary(-x.sin()),
+        Op::Tan => unary(S::ONE + z * z),
+        // 1 - tanh^2 and s(1 - s) from the output: finite (0) where the function saturates.
+        Op::Tanh => unary(S::ONE - z * z),
+        Op::Sigmoid => unary(z * (S::ONE - z)),
+        Op::Relu => unary(if x > S::ZERO { S::ONE } else { S::ZERO }),
+        Op::Abs => unary(if x > S::ZERO {
+            S::ONE
+        } else if x < S::ZERO {
+            -S::ONE
+        } else {
+            S::ZERO
+        }),
+        Op::Softplus => unary(math::sigmoid(x)),
+        Op::Leaf | Op::Const => (S::ZERO, S::ZERO),
     }
+}
+
+/// `dy/dx` of a one-input operation (see [`partials`]).
+#[inline(always)]
+pub(crate) fn unary_derivative<S: Scalar>(op: Op, x: S, z: S, n: i32) -> S {
+    partials(op, x, S::ZERO, z, n).0
+}
+
+/// `(dz/dx, dz/dy)` of a two-input operation (see [`partials`]).
+#[inline(always)]
+pub(crate) fn binary_derivative<S: Scalar>(op: Op, x: S, y: S, z: S) -> (S, S) {
+    partials(op, x, y, z, 0)
 }
 
 /// `c x^(c-1)`, with `c = 0` giving 0 everywhere (the function is constant).

@@ -146,8 +146,9 @@ pub struct Tape<S: Scalar, const N: usize> {
 pub struct TapeView<S: Scalar, B: ?Sized = VecView<Node<S>, u32>> {
     /// The first recording failure; sticky until the tape is rewound.
     error: Cell<Option<TapeError>>,
-    /// Set by backward; the next backward clears the adjoints first.
-    grads_dirty: Cell<bool>,
+    /// Adjoints of nodes at or past this index are known to be zero (fresh nodes start at zero
+    /// and backward only writes up to its root), so the next backward clears only the ones before.
+    dirty: Cell<u32>,
     scalar: PhantomData<S>,
     nodes: RefCell<B>,
 }
@@ -162,7 +163,7 @@ impl<S: Scalar, const N: usize> Tape<S, N> {
         Tape {
             inner: TapeView {
                 error: Cell::new(None),
-                grads_dirty: Cell::new(false),
+                dirty: Cell::new(0),
                 scalar: PhantomData,
                 nodes: RefCell::new(Vec::new()),
             },
@@ -256,6 +257,7 @@ impl<S: Scalar> TapeView<S> {
     /// `&mut self` guarantees no handle to a discarded node survives.
     pub fn rewind(&mut self, mark: Mark) {
         self.nodes.get_mut().truncate(mark.len());
+        self.dirty.set(self.dirty.get().min(mark.0));
         self.error.set(None);
     }
 
@@ -332,33 +334,27 @@ impl<S: Scalar> TapeView<S> {
         let root = self.index_of(y)? as usize;
         let mut nodes = self.nodes.try_borrow_mut().map_err(|_| TapeError::Busy)?;
         let nodes = nodes.as_mut_slice();
-        if self.grads_dirty.replace(true) {
-            for node in nodes.iter_mut() {
-                node.grad = S::ZERO;
-            }
+        let dirty = (self.dirty.replace(root as u32 + 1) as usize).min(nodes.len());
+        for node in &mut nodes[..dirty] {
+            node.grad = S::ZERO;
         }
         nodes[root].grad = S::ONE;
         for i in (0..=root).rev() {
-            let (before, rest) = nodes.split_at_mut(i);
-            let node = &rest[0];
+            let node = nodes[i];
             let g = node.grad;
-            if g.is_zero() {
+            let op = node.op();
+            let arity = op.arity();
+            if arity == 0 || g.is_zero() {
                 continue;
             }
-            let op = node.op();
             let [a, b] = node.inputs();
-            match op.arity() {
-                2 => {
-                    let (da, db) =
-                        op::binary_derivative(op, before[a].value, before[b].value, node.value);
-                    before[a].grad += g * da;
-                    before[b].grad += g * db;
-                }
-                1 => {
-                    let d = op::unary_derivative(op, before[a].value, node.value, node.exponent());
-                    before[a].grad += g * d;
-                }
-                _ => {}
+            // Inputs precede the node (creation order), so `a, b < i`: a hit, never a panic.
+            let x = nodes[a].value;
+            let y = if arity == 2 { nodes[b].value } else { S::ZERO };
+            let (da, db) = op::partials(op, x, y, node.value, node.exponent());
+            nodes[a].grad += g * da;
+            if arity == 2 {
+                nodes[b].grad += g * db;
             }
         }
         Ok(Gradients { tape: self })
