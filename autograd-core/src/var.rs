@@ -211,7 +211,7 @@ impl<'t, S: Scalar> Var<'t, S> {
     /// `self^n` for an integer `n`.
     #[inline]
     pub fn powi(self, n: i32) -> Self {
-        if n.abs() > MAX_INLINE_EXPONENT {
+        if n.unsigned_abs() > MAX_INLINE_EXPONENT as u32 {
             return self.binary(Var::constant(S::from_f64(n as f64)), Op::Powf);
         }
         self.unary(Op::Powi, S::ZERO, n)

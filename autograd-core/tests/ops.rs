@@ -247,3 +247,14 @@ fn constants_on_either_side_of_every_operator() -> Result<(), TapeError> {
     }
     Ok(())
 }
+
+#[test]
+fn extreme_integer_exponents_do_not_panic() {
+    // |n| beyond what a node stores inline is recorded as powf; i32::MIN must not overflow.
+    let (y, d) = d1::<f64>(1.0, |v| v.powi(i32::MIN));
+    assert_eq!((y, d), (1.0, i32::MIN as f64));
+    let (y, d) = d1::<f64>(1.0, |v| v.powi(i32::MAX));
+    assert_eq!((y, d), (1.0, i32::MAX as f64));
+    let (y, d) = d1::<f64>(-1.0, |v| v.powi(1 << 27));
+    assert_eq!((y, d), (1.0, -((1 << 27) as f64)));
+}
