@@ -1,6 +1,66 @@
-//! Neural networks on `autograd-core` (in progress: see issue 4).
+//! Neurons, layers, multilayer perceptrons, losses, optimizers and a training loop on
+//! [`autograd_core`], without a heap.
+//!
+//! `autograd-nn` trains the small networks of the seed lesson (XOR) and of micrograd's demo (two
+//! moons) on a host or on a microcontroller. It is `#![no_std]` and never allocates: a network
+//! is a `Copy` description ([`Mlp`]), its parameters are a plain `[S; P]` array the caller owns,
+//! and a [`Trainer`] reuses one fixed-capacity [`Tape`](autograd_core::Tape) for every step: it
+//! rewinds to the parameters, records the forward pass and the loss, runs one backward sweep
+//! (or one per chunk of samples when the tape is small) and updates the parameters in place.
+//!
+//! - Networks: [`Mlp`] with any layer sizes up to [`MAX_WIDTH`], [`Activation`]s tanh, relu,
+//!   leaky relu, sigmoid and linear, seeded [`Init`] (uniform(-1, 1), Xavier, He).
+//! - Losses ([`Loss`]): [`SquaredError`], [`Hinge`], [`BceWithLogits`],
+//!   [`SoftmaxCrossEntropy`]; [`Reduction`]; L2 through [`Objective::with_l2`].
+//! - Optimizers ([`Optimizer`]): [`Sgd`] with a [`LearningRate`] schedule, [`Momentum`],
+//!   [`Adam`].
+//! - Data ([`data`]): XOR, two moons, a spiral, generated from a seed by [`Rng`].
+//!
+//! The forward pass and the losses are written once against [`Number`](autograd_core::Number),
+//! so the objective the trainer differentiates can also be evaluated on `f64` and on dual
+//! numbers, which is how the tests check every gradient.
+//!
+//! ```
+//! use autograd_core::Tape;
+//! use autograd_nn::{data, Activation, Init, LearningRate, Mlp, Objective, Rng, Sgd,
+//!                   SquaredError, Stop, TrainConfig, Trainer};
+//!
+//! // The seed lesson: MLP [2, 4, 1] with tanh, squared error on targets -1/1, SGD.
+//! const XOR: Mlp<3> = Mlp::new([2, 4, 1], Activation::Tanh, Activation::Tanh);
+//! let objective = Objective::new(XOR, SquaredError);
+//! let mut params = [0.0_f64; XOR.param_count()];
+//! XOR.init(&mut params, Init::Uniform, &mut Rng::new(42))?;
+//!
+//! let mut tape = Tape::<f64, 256>::new();
+//! let mut trainer = Trainer::new(&mut tape, &params)?;
+//! let mut data = data::xor();
+//! let config = TrainConfig { target_accuracy: Some(1.0), ..TrainConfig::steps(2000) };
+//! let mut sgd = Sgd::new(LearningRate::Constant(0.5));
+//! let outcome = trainer.train(&objective, &mut params, &mut data, &mut sgd, &config, |_| {
+//!     core::ops::ControlFlow::Continue(())
+//! })?;
+//! assert_eq!(outcome.stop, Stop::TargetAccuracy);
+//! assert_eq!(objective.stats(&params, &data)?.accuracy(), 1.0);
+//! # Ok::<(), autograd_nn::NnError>(())
+//! ```
 #![cfg_attr(not(test), no_std)]
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod data;
+mod error;
+mod loss;
+mod mlp;
+mod optim;
+mod rng;
+mod train;
+
 pub use autograd_core;
+pub use error::NnError;
+pub use loss::{
+    l2_penalty, BceWithLogits, Hinge, Loss, Reduction, SoftmaxCrossEntropy, SquaredError,
+};
+pub use mlp::{Activation, Init, Mlp, MAX_WIDTH};
+pub use optim::{Adam, LearningRate, Momentum, Optimizer, Sgd};
+pub use rng::Rng;
+pub use train::{Objective, Outcome, Progress, Stats, Stop, TrainConfig, Trainer};

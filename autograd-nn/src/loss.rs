@@ -1,0 +1,192 @@
+//! Losses: what one sample's network output costs, written once against [`Number`] so that the
+//! tape, the dual numbers and plain floats all compute the same function.
+//!
+//! A batch's loss is the mean (or the sum, see [`Reduction`]) of the per-sample losses, plus an
+//! optional L2 penalty ([`l2_penalty`]); [`Objective`](crate::Objective) puts them together.
+
+use autograd_core::Number;
+
+use crate::NnError;
+
+/// The loss of one sample, and whether the sample counts as correctly classified.
+///
+/// `target` is one `f64` whose meaning each loss documents (a value, a ±1 or 0/1 label, or a
+/// class index), which covers every data set of this crate.
+pub trait Loss {
+    /// The loss of `output` (the network's outputs) against `target`.
+    ///
+    /// Called only after [`check_target`](Self::check_target) accepted the target.
+    fn sample<T: Number>(&self, output: &[T], target: f64) -> T;
+
+    /// Whether the prediction `output` counts as right (for the accuracy figure).
+    fn is_correct(&self, output: &[f64], target: f64) -> bool;
+
+    /// Rejects a target this loss cannot use with `outputs` outputs.
+    ///
+    /// # Errors
+    /// [`NnError::BadLabel`] (e.g. a class index out of range).
+    fn check_target(&self, target: f64, outputs: usize) -> Result<(), NnError> {
+        let _ = (target, outputs);
+        Ok(())
+    }
+}
+
+/// Squared error `(output[0] - target)^2`: the mean over a batch is the MSE, the sum is the seed
+/// lesson's XOR loss. A prediction counts as correct when its sign matches the target's (the
+/// XOR targets are -1 and 1).
+///
+/// ```
+/// use autograd_nn::{Loss, SquaredError};
+/// assert_eq!(SquaredError.sample(&[0.5_f64], -1.0), 2.25);
+/// assert!(SquaredError.is_correct(&[-0.2], -1.0));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SquaredError;
+
+impl Loss for SquaredError {
+    #[inline]
+    fn sample<T: Number>(&self, output: &[T], target: f64) -> T {
+        (output[0] - T::from_f64(target)).square()
+    }
+    fn is_correct(&self, output: &[f64], target: f64) -> bool {
+        (output[0] > 0.0) == (target > 0.0)
+    }
+}
+
+/// SVM max-margin hinge loss `relu(1 - y * score)` with `y = +1` for `target > 0` and `-1`
+/// otherwise (so 0/1 and -1/+1 labels both work): micrograd's moons loss. Correct when the
+/// score's sign matches `y`.
+///
+/// ```
+/// use autograd_nn::{Hinge, Loss};
+/// assert_eq!(Hinge.sample(&[0.25_f64], 1.0), 0.75);
+/// assert_eq!(Hinge.sample(&[0.25_f64], 0.0), 1.25); // label 0 means y = -1
+/// assert_eq!(Hinge.sample(&[3.0_f64], 1.0), 0.0); // beyond the margin
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Hinge;
+
+impl Loss for Hinge {
+    #[inline]
+    fn sample<T: Number>(&self, output: &[T], target: f64) -> T {
+        let y = if target > 0.0 { 1.0 } else { -1.0 };
+        // 1 - y*s, written as 1 + (-y)*s as micrograd does.
+        (T::one() + T::from_f64(-y) * output[0]).relu()
+    }
+    fn is_correct(&self, output: &[f64], target: f64) -> bool {
+        (output[0] > 0.0) == (target > 0.0)
+    }
+}
+
+/// Binary cross-entropy on a logit `z` (the sigmoid is folded in): `softplus(z) - t * z`,
+/// equal to `-t ln σ(z) - (1 - t) ln(1 - σ(z))` but finite for every finite `z` because
+/// softplus is evaluated stably. `target` is the probability of class 1 (labels 0/1). Correct
+/// when `z > 0` matches `target > 0.5`.
+///
+/// ```
+/// use autograd_nn::{BceWithLogits, Loss};
+/// let z = 0.3_f64;
+/// let p = 1.0 / (1.0 + (-z).exp());
+/// assert!((BceWithLogits.sample(&[z], 1.0) + p.ln()).abs() < 1e-15);
+/// assert_eq!(BceWithLogits.sample(&[-1000.0_f64], 1.0), 1000.0); // the naive form gives inf
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BceWithLogits;
+
+impl Loss for BceWithLogits {
+    #[inline]
+    fn sample<T: Number>(&self, output: &[T], target: f64) -> T {
+        let z = output[0];
+        z.softplus() - T::from_f64(target) * z
+    }
+    fn is_correct(&self, output: &[f64], target: f64) -> bool {
+        (output[0] > 0.0) == (target > 0.5)
+    }
+}
+
+/// Softmax cross-entropy over `output.len()` classes: `logsumexp(z) - z[c]` for the class
+/// `c = target` (an integer index). The log-sum-exp subtracts the largest logit `m` first,
+/// `m + ln sum_k e^(z_k - m)`, so no exponential overflows; `m` enters as a constant, which
+/// leaves the gradient unchanged (`d/dm` of the expression is exactly 0). Correct when the
+/// largest logit is the target's (ties go to the lowest index).
+///
+/// ```
+/// use autograd_nn::{Loss, SoftmaxCrossEntropy};
+/// let z = [1.0_f64, 2.0, 3.0];
+/// let lse = (1f64.exp() + 2f64.exp() + 3f64.exp()).ln();
+/// assert!((SoftmaxCrossEntropy.sample(&z, 0.0) - (lse - 1.0)).abs() < 1e-15);
+/// // Logits in the thousands stay finite.
+/// assert!((SoftmaxCrossEntropy.sample(&[1000.0_f64, 0.0], 0.0)).abs() < 1e-300);
+/// assert!(SoftmaxCrossEntropy.is_correct(&z, 2.0));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SoftmaxCrossEntropy;
+
+impl SoftmaxCrossEntropy {
+    fn class(target: f64) -> usize {
+        target as usize
+    }
+}
+
+impl Loss for SoftmaxCrossEntropy {
+    #[inline]
+    fn sample<T: Number>(&self, output: &[T], target: f64) -> T {
+        let m = output
+            .iter()
+            .map(|z| z.to_f64())
+            .fold(f64::NEG_INFINITY, f64::max);
+        let shift = T::from_f64(m);
+        let mut sum = (output[0] - shift).exp();
+        for z in &output[1..] {
+            sum = sum + (*z - shift).exp();
+        }
+        // lse - z_c = ln(sum) - (z_c - m)
+        sum.ln() - (output[Self::class(target)] - shift)
+    }
+    fn is_correct(&self, output: &[f64], target: f64) -> bool {
+        let mut best = 0;
+        for (k, z) in output.iter().enumerate() {
+            if *z > output[best] {
+                best = k;
+            }
+        }
+        best == Self::class(target)
+    }
+    fn check_target(&self, target: f64, outputs: usize) -> Result<(), NnError> {
+        if target >= 0.0 && target == (target as usize) as f64 && (target as usize) < outputs {
+            Ok(())
+        } else {
+            Err(NnError::BadLabel {
+                label: target,
+                classes: outputs,
+            })
+        }
+    }
+}
+
+/// How a batch's per-sample losses combine.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Reduction {
+    /// The mean: the loss's scale does not depend on the batch size (micrograd's moons).
+    #[default]
+    Mean,
+    /// The sum (the seed lesson's XOR loss `sum((p - y)^2)`).
+    Sum,
+}
+
+/// L2 regularisation `alpha * sum_i p_i^2` over every parameter (biases included, as in
+/// micrograd's `alpha * sum(p*p for p in model.parameters())`).
+///
+/// ```
+/// assert_eq!(autograd_nn::l2_penalty(0.5, &[1.0_f64, -2.0]), 2.5);
+/// ```
+pub fn l2_penalty<T: Number>(alpha: f64, params: &[T]) -> T {
+    let mut sum = T::zero();
+    if let Some((first, rest)) = params.split_first() {
+        sum = first.square();
+        for p in rest {
+            sum = sum + p.square();
+        }
+    }
+    T::from_f64(alpha) * sum
+}

@@ -1,0 +1,268 @@
+//! Optimizers: update parameters in place from a gradient, keeping their state in arrays.
+//!
+//! Each optimizer counts its own steps (the step number drives the learning-rate schedule and
+//! Adam's bias correction), so a training loop only calls [`Optimizer::step`].
+
+use autograd_core::Scalar;
+
+use crate::NnError;
+
+/// The learning rate as a function of the step number `k` (0 for the first update).
+///
+/// ```
+/// use autograd_nn::LearningRate;
+/// // micrograd's moons schedule: 1.0 - 0.9 * k / 100
+/// let lr = LearningRate::Linear { start: 1.0, end: 0.1, steps: 100 };
+/// assert_eq!(lr.at(0), 1.0);
+/// assert!((lr.at(50) - 0.55).abs() < 1e-15);
+/// assert!((lr.at(99) - 0.109).abs() < 1e-15);
+/// assert!((lr.at(500) - 0.1).abs() < 1e-15); // stays at `end` afterwards
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LearningRate {
+    /// The same rate at every step.
+    Constant(f64),
+    /// From `start` at step 0 towards `end` at step `steps`, linearly; `end` from then on.
+    Linear {
+        /// Rate at step 0.
+        start: f64,
+        /// Rate at step `steps` and after.
+        end: f64,
+        /// Length of the ramp.
+        steps: usize,
+    },
+    /// `initial * factor^(k / every)` (integer division): a step decay.
+    Step {
+        /// Rate at step 0.
+        initial: f64,
+        /// Multiplier applied every `every` steps.
+        factor: f64,
+        /// Steps between decays (0 is taken as 1).
+        every: usize,
+    },
+}
+
+impl LearningRate {
+    /// The rate for step `k`.
+    pub fn at(&self, k: usize) -> f64 {
+        match *self {
+            LearningRate::Constant(lr) => lr,
+            LearningRate::Linear { start, end, steps } => {
+                if k >= steps {
+                    end
+                } else {
+                    start + (end - start) * k as f64 / steps as f64
+                }
+            }
+            LearningRate::Step {
+                initial,
+                factor,
+                every,
+            } => {
+                let n = k / every.max(1);
+                initial * autograd_core::Number::powi(factor, n.min(i32::MAX as usize) as i32)
+            }
+        }
+    }
+}
+
+/// Updates parameters in place from their gradient.
+pub trait Optimizer<S: Scalar> {
+    /// One update: `params` move against `grads`; the step counter advances.
+    ///
+    /// # Errors
+    /// [`NnError::LengthMismatch`] if `params`, `grads` and the optimizer's state differ in length
+    /// (nothing is changed then).
+    fn step(&mut self, params: &mut [S], grads: &[S]) -> Result<(), NnError>;
+
+    /// The learning rate the next [`step`](Self::step) will use.
+    fn learning_rate(&self) -> f64;
+
+    /// Number of updates made so far.
+    fn steps(&self) -> usize;
+}
+
+fn check_len(expected: usize, actual: usize, what: &'static str) -> Result<(), NnError> {
+    if expected == actual {
+        Ok(())
+    } else {
+        Err(NnError::LengthMismatch {
+            what,
+            expected,
+            actual,
+        })
+    }
+}
+
+/// Plain gradient descent, `p -= lr(k) * g`: the seed lesson's and micrograd's update.
+///
+/// ```
+/// use autograd_nn::{LearningRate, Optimizer, Sgd};
+/// let mut sgd = Sgd::new(LearningRate::Constant(0.1));
+/// let mut p = [1.0_f64, -2.0];
+/// sgd.step(&mut p, &[0.5, -1.0])?;
+/// assert_eq!(p, [0.95, -1.9]);
+/// # Ok::<(), autograd_nn::NnError>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sgd {
+    lr: LearningRate,
+    k: usize,
+}
+
+impl Sgd {
+    /// Gradient descent with the given schedule.
+    pub fn new(lr: LearningRate) -> Self {
+        Sgd { lr, k: 0 }
+    }
+}
+
+impl<S: Scalar> Optimizer<S> for Sgd {
+    fn step(&mut self, params: &mut [S], grads: &[S]) -> Result<(), NnError> {
+        check_len(params.len(), grads.len(), "gradients")?;
+        let lr = S::from_f64(self.lr.at(self.k));
+        for (p, g) in params.iter_mut().zip(grads) {
+            *p -= lr * *g;
+        }
+        self.k += 1;
+        Ok(())
+    }
+    fn learning_rate(&self) -> f64 {
+        self.lr.at(self.k)
+    }
+    fn steps(&self) -> usize {
+        self.k
+    }
+}
+
+/// Gradient descent with momentum, PyTorch's form: `v = mu * v + g; p -= lr(k) * v`
+/// (`v` starts at 0), for `P` parameters.
+///
+/// ```
+/// use autograd_nn::{LearningRate, Momentum, Optimizer};
+/// let mut opt = Momentum::<f64, 1>::new(LearningRate::Constant(0.1), 0.9);
+/// let mut p = [1.0];
+/// opt.step(&mut p, &[1.0])?; // v = 1,   p = 1 - 0.1
+/// opt.step(&mut p, &[1.0])?; // v = 1.9, p = 0.9 - 0.19
+/// assert!((p[0] - 0.71).abs() < 1e-15);
+/// # Ok::<(), autograd_nn::NnError>(())
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Momentum<S, const P: usize> {
+    lr: LearningRate,
+    mu: S,
+    velocity: [S; P],
+    k: usize,
+}
+
+impl<S: Scalar, const P: usize> Momentum<S, P> {
+    /// Momentum `mu` (typically 0.9) with the given schedule.
+    pub fn new(lr: LearningRate, mu: f64) -> Self {
+        Momentum {
+            lr,
+            mu: S::from_f64(mu),
+            velocity: [S::ZERO; P],
+            k: 0,
+        }
+    }
+}
+
+impl<S: Scalar, const P: usize> Optimizer<S> for Momentum<S, P> {
+    fn step(&mut self, params: &mut [S], grads: &[S]) -> Result<(), NnError> {
+        check_len(P, params.len(), "parameters")?;
+        check_len(P, grads.len(), "gradients")?;
+        let lr = S::from_f64(self.lr.at(self.k));
+        for ((p, g), v) in params.iter_mut().zip(grads).zip(&mut self.velocity) {
+            *v = self.mu * *v + *g;
+            *p -= lr * *v;
+        }
+        self.k += 1;
+        Ok(())
+    }
+    fn learning_rate(&self) -> f64 {
+        self.lr.at(self.k)
+    }
+    fn steps(&self) -> usize {
+        self.k
+    }
+}
+
+/// Adam (Kingma and Ba, 2015) for `P` parameters:
+/// `m = b1 m + (1 - b1) g`, `v = b2 v + (1 - b2) g^2`,
+/// `p -= lr(k) * m_hat / (sqrt(v_hat) + eps)` with `m_hat = m / (1 - b1^t)`,
+/// `v_hat = v / (1 - b2^t)` and `t = k + 1`.
+///
+/// ```
+/// use autograd_nn::{Adam, LearningRate, Optimizer};
+/// let mut adam = Adam::<f64, 2>::new(LearningRate::Constant(0.01));
+/// let mut p = [1.0, 1.0];
+/// adam.step(&mut p, &[4.0, -0.001])?;
+/// // The first step moves every parameter by about lr, whatever the gradient's size.
+/// assert!((p[0] - (1.0 - 0.01)).abs() < 1e-9);
+/// assert!((p[1] - (1.0 + 0.01)).abs() < 1e-7);
+/// # Ok::<(), autograd_nn::NnError>(())
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Adam<S, const P: usize> {
+    lr: LearningRate,
+    beta1: f64,
+    beta2: f64,
+    eps: f64,
+    m: [S; P],
+    v: [S; P],
+    k: usize,
+}
+
+impl<S: Scalar, const P: usize> Adam<S, P> {
+    /// Adam with the usual constants `b1 = 0.9`, `b2 = 0.999`, `eps = 1e-8`.
+    pub fn new(lr: LearningRate) -> Self {
+        Self::with_betas(lr, 0.9, 0.999, 1e-8)
+    }
+
+    /// Adam with explicit constants.
+    pub fn with_betas(lr: LearningRate, beta1: f64, beta2: f64, eps: f64) -> Self {
+        Adam {
+            lr,
+            beta1,
+            beta2,
+            eps,
+            m: [S::ZERO; P],
+            v: [S::ZERO; P],
+            k: 0,
+        }
+    }
+}
+
+impl<S: Scalar, const P: usize> Optimizer<S> for Adam<S, P> {
+    fn step(&mut self, params: &mut [S], grads: &[S]) -> Result<(), NnError> {
+        use autograd_core::Number;
+        check_len(P, params.len(), "parameters")?;
+        check_len(P, grads.len(), "gradients")?;
+        let t = (self.k + 1).min(i32::MAX as usize) as i32;
+        let lr = S::from_f64(self.lr.at(self.k));
+        let (b1, b2) = (S::from_f64(self.beta1), S::from_f64(self.beta2));
+        let c1 = S::from_f64(1.0 - Number::powi(self.beta1, t));
+        let c2 = S::from_f64(1.0 - Number::powi(self.beta2, t));
+        let eps = S::from_f64(self.eps);
+        for (((p, g), m), v) in params
+            .iter_mut()
+            .zip(grads)
+            .zip(&mut self.m)
+            .zip(&mut self.v)
+        {
+            *m = b1 * *m + (S::ONE - b1) * *g;
+            *v = b2 * *v + (S::ONE - b2) * *g * *g;
+            let m_hat = *m / c1;
+            let v_hat = *v / c2;
+            *p -= lr * m_hat / (v_hat.sqrt() + eps);
+        }
+        self.k += 1;
+        Ok(())
+    }
+    fn learning_rate(&self) -> f64 {
+        self.lr.at(self.k)
+    }
+    fn steps(&self) -> usize {
+        self.k
+    }
+}
