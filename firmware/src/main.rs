@@ -1,0 +1,105 @@
+//! autograd-core (and the XOR trainer) on a microcontroller, run under QEMU.
+//!
+//! The program checks derivatives on the device and trains the seed lesson's XOR network, prints a
+//! short report over semihosting and exits QEMU with success only if every check passed. A panic
+//! or a fault exits with failure, so a wrong derivative or a crash on the device fails CI instead
+//! of hanging it.
+//!
+//! Lines starting with `metric ` are read by `cargo xtask firmware`.
+#![no_std]
+#![no_main]
+
+mod checks;
+mod report;
+mod timer;
+mod xor;
+
+use core::mem::size_of;
+
+use autograd_core::{Node, Tape};
+use cortex_m_rt::{entry, exception, ExceptionFrame};
+use cortex_m_semihosting::{debug, hprintln};
+use panic_semihosting as _;
+
+use report::Report;
+
+/// Capacity of the one tape every check and the trainer share (rewound between uses).
+pub const TAPE_CAPACITY: usize = 256;
+
+/// The tape type used throughout: single precision, as the FPU of a Cortex-M4F computes.
+pub type DeviceTape = Tape<f32, TAPE_CAPACITY>;
+
+#[entry]
+fn main() -> ! {
+    let cp = cortex_m::Peripherals::take().expect("peripherals are taken once, here");
+    let timer = timer::InstructionCounter::new(cp.SYST);
+    // The tape lives in a static (`.bss`), not on the stack: RAM use shows in the link map.
+    let tape: &'static mut DeviceTape =
+        cortex_m::singleton!(: DeviceTape = Tape::new()).expect("the tape is created once");
+
+    selftest::fault_or_panic();
+
+    hprintln!("autograd firmware on {}", board());
+    let mut report = Report::new();
+    checks::seed_examples(tape, &mut report);
+    checks::gradient_batch(tape, &mut report);
+    let xor = xor::train(tape, &timer, &mut report);
+
+    hprintln!("metric tape_capacity={}", tape.capacity());
+    hprintln!("metric node_bytes={}", size_of::<Node<f32>>());
+    hprintln!("metric tape_bytes={}", size_of::<DeviceTape>());
+    hprintln!("metric xor_nodes_per_step={}", xor.nodes_per_step);
+    hprintln!("metric xor_steps={}", xor.steps);
+    hprintln!("metric insns_per_xor_step={}", xor.instructions_per_step);
+    let (ticks, instructions) = timer.calibration();
+    hprintln!("metric systick_calibration={}/{}", ticks, instructions);
+    hprintln!("metric checks_passed={}", report.passed());
+    hprintln!("metric checks_failed={}", report.failed());
+    if report.failed() == 0 {
+        hprintln!("RESULT PASS");
+        debug::exit(debug::EXIT_SUCCESS);
+    } else {
+        hprintln!("RESULT FAIL");
+        debug::exit(debug::EXIT_FAILURE);
+    }
+    // Only reached without a debugger/semihosting host: stop here.
+    loop {
+        cortex_m::asm::bkpt();
+    }
+}
+
+/// The board this binary was built for (build.rs derives it from the target).
+fn board() -> &'static str {
+    env!("FIRMWARE_BOARD")
+}
+
+/// A fault (bad address, undefined instruction, hard-float code on a part without an FPU) ends the
+/// run with failure instead of spinning forever.
+#[exception]
+unsafe fn HardFault(frame: &ExceptionFrame) -> ! {
+    hprintln!("HardFault at pc={:#010x}", frame.pc());
+    hprintln!("RESULT FAIL");
+    debug::exit(debug::EXIT_FAILURE);
+    loop {
+        cortex_m::asm::bkpt();
+    }
+}
+
+/// Any interrupt or exception without its own handler is unexpected here.
+#[exception]
+unsafe fn DefaultHandler(irqn: i16) {
+    hprintln!("unexpected exception {}", irqn);
+    hprintln!("RESULT FAIL");
+    debug::exit(debug::EXIT_FAILURE);
+}
+
+/// Deliberate failures, built only with the `selftest-*` features, so `cargo xtask firmware
+/// --selftest` can show that each way of failing on the device fails the run.
+mod selftest {
+    pub fn fault_or_panic() {
+        #[cfg(feature = "selftest-panic")]
+        panic!("selftest: deliberate panic");
+        #[cfg(feature = "selftest-fault")]
+        cortex_m::asm::udf();
+    }
+}
