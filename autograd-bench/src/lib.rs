@@ -1,2 +1,79 @@
-//! Functions shared by the benchmarks (in progress: see issue 6).
+//! Benchmarks of `autograd-core`: what a gradient costs in each mode relative to evaluating the
+//! function, where each mode wins, and how close the tape comes to hand-written code.
+//!
+//! The crate holds the code the benchmarks time (`benches/autograd.rs` times it, `cargo xtask
+//! bench` runs them and prints the comparison); its tests check every gradient it times against
+//! an independent one (hand-written derivatives, the micrograd-style graph, finite differences).
+//!
+//! - [`functions`]: Rosenbrock and a sin/exp/tanh-heavy function, written once against
+//!   [`autograd_core::Number`].
+//! - [`analytic`]: their gradients by hand; [`moons`]: micrograd's MLP demo with hand-written
+//!   backprop; [`rc_graph`]: micrograd's reference-counted graph, for comparison.
+//! - [`modes`]: one full gradient per mode; [`scaling`]: tape shapes of 10^3..10^6 nodes;
+//!   [`batch`]: gradient checks sequential and with rayon; [`facts`]: sizes and tape lengths.
+//!
+//! ```
+//! use autograd_bench::{functions::{point, Function}, modes::reverse_gradient};
+//! use autograd_core::Tape;
+//!
+//! let mut tape = Box::new(Tape::<f64, 1024>::new());
+//! let x = point(4);
+//! let mut grad = [0.0; 4];
+//! let y = reverse_gradient(&mut tape, Function::Rosenbrock, &x, &mut grad)?;
+//! assert_eq!(y, autograd_bench::functions::rosenbrock(&x));
+//! # Ok::<(), autograd_core::TapeError>(())
+//! ```
 #![deny(missing_docs)]
+
+use std::sync::{Mutex, MutexGuard, OnceLock};
+
+use autograd_core::{Scalar, Tape};
+
+pub mod analytic;
+pub mod batch;
+pub mod facts;
+pub mod functions;
+pub mod modes;
+pub mod moons;
+pub mod rc_graph;
+pub mod scaling;
+
+/// Capacity of the shared benchmark tapes: room for the 10^6-node scaling runs.
+pub const BIG: usize = 1 << 20;
+
+/// A tape of [`BIG`] nodes on the heap (24 MiB in `f64`, 16 MiB in `f32`).
+pub type BigTape<S> = Box<Tape<S, BIG>>;
+
+/// Builds a big tape in a `Box` on a thread whose stack can hold it while it is made (an
+/// unoptimised build constructs the value, and copies of it, on the stack before moving it to the
+/// heap).
+fn new_big_tape<S: Scalar + Send>() -> BigTape<S> {
+    std::thread::Builder::new()
+        .stack_size(256 << 20)
+        .spawn(|| Box::new(Tape::<S, BIG>::new()))
+        .and_then(|t| {
+            t.join()
+                .map_err(|_| std::io::Error::other("tape builder panicked"))
+        })
+        .expect("spawn a thread to build the benchmark tape")
+}
+
+fn lock<S: Scalar + Send>(
+    cell: &'static OnceLock<Mutex<BigTape<S>>>,
+) -> MutexGuard<'static, BigTape<S>> {
+    cell.get_or_init(|| Mutex::new(new_big_tape()))
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// The shared `f64` benchmark tape (built on first use). Lock it once, outside a timed loop.
+pub fn tape_f64() -> MutexGuard<'static, BigTape<f64>> {
+    static TAPE: OnceLock<Mutex<BigTape<f64>>> = OnceLock::new();
+    lock(&TAPE)
+}
+
+/// The shared `f32` benchmark tape (built on first use).
+pub fn tape_f32() -> MutexGuard<'static, BigTape<f32>> {
+    static TAPE: OnceLock<Mutex<BigTape<f32>>> = OnceLock::new();
+    lock(&TAPE)
+}

@@ -1,0 +1,85 @@
+//! The benchmark functions, written once against [`Number`] so that the plain scalars, the tape
+//! and the dual numbers all evaluate the very same code.
+
+use autograd_core::Number;
+
+/// The point every benchmark differentiates at: `x_i = 0.5 + 0.01 i` (as the peer timings).
+pub fn point(n: usize) -> Vec<f64> {
+    (0..n).map(|i| 0.5 + 0.01 * i as f64).collect()
+}
+
+/// Rosenbrock: `sum_{i<n-1} 100 (x_{i+1} - x_i^2)^2 + (1 - x_i)^2` (arithmetic only).
+#[inline]
+pub fn rosenbrock<T: Number>(x: &[T]) -> T {
+    let mut sum = T::zero();
+    for w in x.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        sum = sum + T::from_f64(100.0) * (b - a * a).square() + (T::one() - a).square();
+    }
+    sum
+}
+
+/// A function dominated by transcendental calls:
+/// `sum_{i<n-1} sin(x_i) exp(cos(x_{i+1})) + tanh(x_i x_{i+1})`.
+#[inline]
+pub fn dense<T: Number>(x: &[T]) -> T {
+    let mut sum = T::zero();
+    for w in x.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        sum = sum + a.sin() * b.cos().exp() + (a * b).tanh();
+    }
+    sum
+}
+
+/// The two benchmark functions of `n` inputs, by name (for tables and loops).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Function {
+    /// [`rosenbrock`]
+    Rosenbrock,
+    /// [`dense`]
+    Dense,
+}
+
+impl Function {
+    /// Both functions.
+    pub const ALL: [Function; 2] = [Function::Rosenbrock, Function::Dense];
+
+    /// The name used in benchmark ids.
+    pub fn name(self) -> &'static str {
+        match self {
+            Function::Rosenbrock => "rosenbrock",
+            Function::Dense => "dense",
+        }
+    }
+
+    /// Evaluates the function on any [`Number`].
+    #[inline]
+    pub fn eval<T: Number>(self, x: &[T]) -> T {
+        match self {
+            Function::Rosenbrock => rosenbrock(x),
+            Function::Dense => dense(x),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rosenbrock_is_zero_at_its_minimum_and_matches_the_formula() {
+        assert_eq!(rosenbrock(&[1.0_f64; 7]), 0.0);
+        // n = 2 at (0.5, 0.51): 100 (0.51 - 0.25)^2 + 0.5^2
+        let x = point(2);
+        let expected = 100.0 * (0.51_f64 - 0.25).powi(2) + 0.25;
+        assert!((rosenbrock(&x) - expected).abs() < 1e-13);
+    }
+
+    #[test]
+    fn dense_matches_the_formula() {
+        let x = point(3);
+        let term = |a: f64, b: f64| a.sin() * b.cos().exp() + (a * b).tanh();
+        let expected = term(x[0], x[1]) + term(x[1], x[2]);
+        assert!((dense(&x) - expected).abs() < 1e-13);
+    }
+}
