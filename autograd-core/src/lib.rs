@@ -37,8 +37,14 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod check;
 mod dot;
+mod dual;
+mod dual_vec;
 mod error;
+mod finite_diff;
+mod gradient;
+mod hessian;
 pub mod math;
 mod number;
 mod op;
@@ -46,7 +52,18 @@ mod scalar;
 mod tape;
 mod var;
 
+pub use check::{
+    compare, gradcheck, gradcheck_with, Comparison, ElementError, GradcheckReport, Tolerance,
+};
+pub use dual::Dual;
+pub use dual_vec::DualVec;
 pub use error::TapeError;
+pub use finite_diff::{central_step, gradient_central, jacobian_central};
+pub use gradient::{
+    directional_derivative, gradient_forward, gradient_forward_vec, gradient_reverse,
+    jacobian_forward, jacobian_reverse, DiffError, Function, VectorFunction, MAX_DIMENSION,
+};
+pub use hessian::{hessian, hessian_forward, hessian_vector_product};
 pub use number::Number;
 pub use op::Op;
 pub use scalar::Scalar;

@@ -1,0 +1,565 @@
+//! Forward mode: [`Dual`] numbers `a + b·ε` with `ε² = 0`.
+//!
+//! Evaluating `f(a + ε)` gives `f(a) + f'(a)·ε`: the derivative rides along with the value, one
+//! input direction per pass. The rules below are written once, in [`dual_rules!`], for every dual
+//! type (also [`DualVec`](crate::DualVec), which carries `N` directions), in terms of two tangent
+//! operations each type supplies:
+//!
+//! - `chain(v, d)`: the result of a one-input function with value `v` and derivative `d`,
+//!   tangent `eps · d`;
+//! - `combine(v, a, da, b, db)`: a two-input function, tangent `a.eps · da + b.eps · db`.
+//!
+//! They are independent of the tape's rules in the reverse-mode module (the only shared code is the
+//! *value* of each function, from [`crate::math`], so values are bit-identical in every mode): that
+//! independence is what makes reverse-vs-forward agreement a real check.
+//!
+//! # Conventions
+//! As on the tape (and PyTorch): `relu'(0) = 0`, `abs'(0) = 0`, `leaky_relu'(0) = slope`,
+//! `max`/`min` of equal arguments take half of each tangent, `d/dy x^y = 0` at `x = 0, y >= 0`.
+//! A zero tangent stays exactly zero even where the derivative is infinite or undefined
+//! (`sqrt(0)`, `ln(0)`, `x^y` in `y` for `x < 0`): a lane that does not depend on an input has
+//! derivative 0, as on the tape, which skips zero adjoints.
+
+use core::cmp::Ordering;
+use core::fmt;
+use core::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Sub, SubAssign};
+
+use crate::{math, Number, Scalar};
+
+/// A dual number `re + eps·ε` (`ε² = 0`): a value and its derivative in one direction.
+///
+/// Generic over any [`Scalar`], and itself a [`Scalar`], so it nests (`Dual<Dual<f64>>` carries
+/// second derivatives) and a tape can record it (`Tape<Dual<f64>, N>` gives Hessian-vector
+/// products by forward-over-reverse; see [`hessian_vector_product`](crate::hessian_vector_product)).
+/// `==` and `<` compare the real part only, so branches and kinks behave as for a plain value;
+/// [`Scalar::is_zero`] checks both parts.
+///
+/// The seed lesson's forward-mode example, `d/dx sin(x²)` at 2:
+///
+/// ```
+/// use autograd_core::{Dual, Number};
+///
+/// let x = Dual::variable(2.0_f64); // (2, 1): dx/dx = 1
+/// let y = x.powi(2).sin();
+/// assert_eq!(y.re, libm::sin(4.0));
+/// assert!((y.eps - -2.615).abs() < 5e-4); // cos(4) * 4
+///
+/// // Nested: second derivative of x^3 at 2 is 6x = 12.
+/// let x = Dual::new(Dual::variable(2.0_f64), Dual::constant(1.0));
+/// let y = x.powi(3);
+/// assert_eq!((y.re.re, y.re.eps, y.eps.eps), (8.0, 12.0, 12.0));
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Dual<S> {
+    /// The value.
+    pub re: S,
+    /// The derivative (tangent) in the seeded direction.
+    pub eps: S,
+}
+
+impl<S: Scalar> Dual<S> {
+    /// `re + eps·ε`.
+    #[inline(always)]
+    pub const fn new(re: S, eps: S) -> Self {
+        Dual { re, eps }
+    }
+
+    /// A constant: derivative 0.
+    #[inline(always)]
+    pub const fn constant(re: S) -> Self {
+        Dual { re, eps: S::ZERO }
+    }
+
+    /// The independent variable: derivative 1 (`dx/dx = 1`).
+    #[inline(always)]
+    pub const fn variable(re: S) -> Self {
+        Dual { re, eps: S::ONE }
+    }
+
+    #[inline(always)]
+    fn chain(self, v: S, d: S) -> Self {
+        Dual {
+            re: v,
+            eps: self.eps * d,
+        }
+    }
+
+    /// `chain` where `d` may be infinite or NaN at a finite input: a zero tangent stays zero.
+    #[inline(always)]
+    fn chain_guarded(self, v: S, d: S) -> Self {
+        Dual {
+            re: v,
+            eps: guarded_mul(self.eps, d),
+        }
+    }
+
+    #[inline(always)]
+    fn combine(v: S, a: Self, da: S, b: Self, db: S) -> Self {
+        Dual {
+            re: v,
+            eps: a.eps * da + b.eps * db,
+        }
+    }
+
+    #[inline(always)]
+    fn combine_guarded(v: S, a: Self, da: S, b: Self, db: S) -> Self {
+        Dual {
+            re: v,
+            eps: guarded_mul(a.eps, da) + guarded_mul(b.eps, db),
+        }
+    }
+
+    #[inline(always)]
+    fn lanes_add(self, rhs: Self, re: S) -> Self {
+        Dual {
+            re,
+            eps: self.eps + rhs.eps,
+        }
+    }
+
+    #[inline(always)]
+    fn lanes_sub(self, rhs: Self, re: S) -> Self {
+        Dual {
+            re,
+            eps: self.eps - rhs.eps,
+        }
+    }
+
+    #[inline(always)]
+    fn lanes_neg(self) -> Self {
+        Dual {
+            re: -self.re,
+            eps: -self.eps,
+        }
+    }
+
+    #[inline(always)]
+    fn tangent_is_finite(&self) -> bool {
+        self.eps.is_finite()
+    }
+
+    #[inline(always)]
+    fn tangent_is_zero(&self) -> bool {
+        self.eps.is_zero()
+    }
+}
+
+/// `e * d`, except that a zero `e` gives zero even when `d` is infinite or NaN.
+#[inline(always)]
+pub(crate) fn guarded_mul<S: Scalar>(e: S, d: S) -> S {
+    if d.is_finite() || !e.is_zero() {
+        e * d
+    } else {
+        S::ZERO
+    }
+}
+
+impl<S: Scalar> fmt::Display for Dual<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} + {}ε", self.re, self.eps)
+    }
+}
+
+/// Implements [`Number`], [`Scalar`], the operators and the comparisons for a dual type, from its
+/// tangent operations (`chain`, `chain_guarded`, `combine`, `combine_guarded`, `lanes_*`,
+/// `tangent_is_*`, `constant`). Every derivative rule of forward mode is in this macro.
+macro_rules! dual_rules {
+    ([$($gen:tt)*] $T:ty) => {
+        impl<$($gen)*> Number for $T {
+            #[inline(always)]
+            fn from_f64(c: f64) -> Self {
+                Self::constant(S::from_f64(c))
+            }
+            #[inline(always)]
+            fn to_f64(&self) -> f64 {
+                self.re.to_f64()
+            }
+            #[inline]
+            fn exp(self) -> Self {
+                let e = self.re.exp();
+                self.chain(e, e)
+            }
+            #[inline]
+            fn ln(self) -> Self {
+                self.chain_guarded(self.re.ln(), S::ONE / self.re)
+            }
+            #[inline]
+            fn sqrt(self) -> Self {
+                let s = self.re.sqrt();
+                self.chain_guarded(s, S::from_f64(0.5) / s)
+            }
+            #[inline]
+            fn sin(self) -> Self {
+                self.chain(self.re.sin(), self.re.cos())
+            }
+            #[inline]
+            fn cos(self) -> Self {
+                self.chain(self.re.cos(), -self.re.sin())
+            }
+            #[inline]
+            fn tan(self) -> Self {
+                let t = self.re.tan();
+                self.chain(t, S::ONE + t * t)
+            }
+            #[inline]
+            fn tanh(self) -> Self {
+                // 1 - tanh^2 from the value: exactly 0 (not NaN) where tanh saturates.
+                let t = self.re.tanh();
+                self.chain(t, S::ONE - t * t)
+            }
+            #[inline]
+            fn sigmoid(self) -> Self {
+                let s = math::sigmoid(self.re);
+                self.chain(s, s * (S::ONE - s))
+            }
+            #[inline]
+            fn relu(self) -> Self {
+                if self.re > S::ZERO {
+                    self
+                } else {
+                    Self::constant(math::relu(self.re))
+                }
+            }
+            #[inline]
+            fn leaky_relu(self, slope: f64) -> Self {
+                if self.re > S::ZERO {
+                    self
+                } else {
+                    let s = S::from_f64(slope);
+                    self.chain(math::leaky_relu(self.re, s), s)
+                }
+            }
+            #[inline]
+            fn abs(self) -> Self {
+                if self.re > S::ZERO {
+                    self
+                } else if self.re < S::ZERO {
+                    -self
+                } else {
+                    Self::constant(self.re.abs())
+                }
+            }
+            #[inline]
+            fn softplus(self) -> Self {
+                self.chain(math::softplus(self.re), math::sigmoid(self.re))
+            }
+            #[inline]
+            fn powi(self, n: i32) -> Self {
+                match n {
+                    0 => Self::constant(self.re.powi(0)),
+                    1 => self,
+                    2 => self.chain(self.re * self.re, self.re + self.re),
+                    _ => self.chain_guarded(
+                        self.re.powi(n),
+                        S::from_f64(n as f64) * self.re.powi(n - 1),
+                    ),
+                }
+            }
+            #[inline]
+            fn powf(self, c: f64) -> Self {
+                let c_s = S::from_f64(c);
+                if c_s == S::ZERO {
+                    return Self::constant(self.re.powf(c));
+                }
+                self.chain_guarded(self.re.powf(c), c_s * self.re.pow(c_s - S::ONE))
+            }
+            #[inline]
+            fn pow(self, y: Self) -> Self {
+                let (x, yr) = (self.re, y.re);
+                let z = x.pow(yr);
+                let dx = if yr == S::ZERO {
+                    S::ZERO
+                } else {
+                    yr * x.pow(yr - S::ONE)
+                };
+                // d/dy = ln(x) x^y, taken as 0 at x = 0, y >= 0 (as PyTorch), where 0^y is flat
+                // from the right.
+                let dy = if x == S::ZERO && yr >= S::ZERO {
+                    S::ZERO
+                } else {
+                    x.ln() * z
+                };
+                Self::combine_guarded(z, self, dx, y, dy)
+            }
+            #[inline]
+            fn max(self, other: Self) -> Self {
+                if self.re > other.re {
+                    self
+                } else if other.re > self.re {
+                    other
+                } else {
+                    let half = S::from_f64(0.5);
+                    Self::combine(math::max(self.re, other.re), self, half, other, half)
+                }
+            }
+            #[inline]
+            fn min(self, other: Self) -> Self {
+                if self.re < other.re {
+                    self
+                } else if other.re < self.re {
+                    other
+                } else {
+                    let half = S::from_f64(0.5);
+                    Self::combine(math::min(self.re, other.re), self, half, other, half)
+                }
+            }
+            #[inline(always)]
+            fn square(self) -> Self {
+                self.chain(self.re * self.re, self.re + self.re)
+            }
+        }
+
+        impl<$($gen)*> Scalar for $T {
+            const ZERO: Self = Self::constant(S::ZERO);
+            const ONE: Self = Self::constant(S::ONE);
+            const EPSILON: f64 = S::EPSILON;
+
+            #[inline]
+            fn ln_1p(self) -> Self {
+                self.chain_guarded(self.re.ln_1p(), S::ONE / (S::ONE + self.re))
+            }
+            #[inline]
+            fn is_finite(self) -> bool {
+                self.re.is_finite() && self.tangent_is_finite()
+            }
+            #[inline]
+            fn is_zero(self) -> bool {
+                self.re.is_zero() && self.tangent_is_zero()
+            }
+        }
+
+        impl<$($gen)*> Add for $T {
+            type Output = Self;
+            #[inline(always)]
+            fn add(self, rhs: Self) -> Self {
+                self.lanes_add(rhs, self.re + rhs.re)
+            }
+        }
+
+        impl<$($gen)*> Sub for $T {
+            type Output = Self;
+            #[inline(always)]
+            fn sub(self, rhs: Self) -> Self {
+                self.lanes_sub(rhs, self.re - rhs.re)
+            }
+        }
+
+        impl<$($gen)*> Mul for $T {
+            type Output = Self;
+            #[inline(always)]
+            fn mul(self, rhs: Self) -> Self {
+                // (a + a'ε)(b + b'ε) = ab + (a'b + ab')ε
+                Self::combine(self.re * rhs.re, self, rhs.re, rhs, self.re)
+            }
+        }
+
+        impl<$($gen)*> Div for $T {
+            type Output = Self;
+            #[inline(always)]
+            fn div(self, rhs: Self) -> Self {
+                // (a/b)' = a'/b - (a/b) b'/b
+                let q = self.re / rhs.re;
+                let inv = S::ONE / rhs.re;
+                Self::combine(q, self, inv, rhs, -(q * inv))
+            }
+        }
+
+        impl<$($gen)*> Neg for $T {
+            type Output = Self;
+            #[inline(always)]
+            fn neg(self) -> Self {
+                self.lanes_neg()
+            }
+        }
+
+        // A plain scalar on the right: a constant (tangent 0).
+        impl<$($gen)*> Add<S> for $T {
+            type Output = Self;
+            #[inline(always)]
+            fn add(mut self, rhs: S) -> Self {
+                self.re += rhs;
+                self
+            }
+        }
+
+        impl<$($gen)*> Sub<S> for $T {
+            type Output = Self;
+            #[inline(always)]
+            fn sub(mut self, rhs: S) -> Self {
+                self.re -= rhs;
+                self
+            }
+        }
+
+        impl<$($gen)*> Mul<S> for $T {
+            type Output = Self;
+            #[inline(always)]
+            fn mul(self, rhs: S) -> Self {
+                self.chain(self.re * rhs, rhs)
+            }
+        }
+
+        impl<$($gen)*> Div<S> for $T {
+            type Output = Self;
+            #[inline(always)]
+            fn div(self, rhs: S) -> Self {
+                self.chain(self.re / rhs, S::ONE / rhs)
+            }
+        }
+
+        impl<$($gen)*> AddAssign for $T {
+            #[inline(always)]
+            fn add_assign(&mut self, rhs: Self) {
+                *self = *self + rhs;
+            }
+        }
+        impl<$($gen)*> SubAssign for $T {
+            #[inline(always)]
+            fn sub_assign(&mut self, rhs: Self) {
+                *self = *self - rhs;
+            }
+        }
+        impl<$($gen)*> MulAssign for $T {
+            #[inline(always)]
+            fn mul_assign(&mut self, rhs: Self) {
+                *self = *self * rhs;
+            }
+        }
+        impl<$($gen)*> DivAssign for $T {
+            #[inline(always)]
+            fn div_assign(&mut self, rhs: Self) {
+                *self = *self / rhs;
+            }
+        }
+        impl<$($gen)*> AddAssign<S> for $T {
+            #[inline(always)]
+            fn add_assign(&mut self, rhs: S) {
+                *self = *self + rhs;
+            }
+        }
+        impl<$($gen)*> SubAssign<S> for $T {
+            #[inline(always)]
+            fn sub_assign(&mut self, rhs: S) {
+                *self = *self - rhs;
+            }
+        }
+        impl<$($gen)*> MulAssign<S> for $T {
+            #[inline(always)]
+            fn mul_assign(&mut self, rhs: S) {
+                *self = *self * rhs;
+            }
+        }
+        impl<$($gen)*> DivAssign<S> for $T {
+            #[inline(always)]
+            fn div_assign(&mut self, rhs: S) {
+                *self = *self / rhs;
+            }
+        }
+
+        /// Compares the real parts only (as every [`Scalar`]).
+        impl<$($gen)*> PartialEq for $T {
+            #[inline(always)]
+            fn eq(&self, other: &Self) -> bool {
+                self.re == other.re
+            }
+        }
+
+        /// Orders by the real parts only (as every [`Scalar`]).
+        impl<$($gen)*> PartialOrd for $T {
+            #[inline(always)]
+            fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+                self.re.partial_cmp(&other.re)
+            }
+        }
+
+        /// The constant 0.
+        impl<$($gen)*> Default for $T {
+            #[inline(always)]
+            fn default() -> Self {
+                Self::constant(S::ZERO)
+            }
+        }
+    };
+}
+
+/// A concrete plain scalar on the left (`2.0 * x`) for duals over `f32` and `f64`.
+macro_rules! dual_left_scalar {
+    ([$($gen:tt)*] $T:ty, $t:ty) => {
+        impl<$($gen)*> Add<$T> for $t {
+            type Output = $T;
+            #[inline(always)]
+            fn add(self, rhs: $T) -> $T {
+                rhs + self
+            }
+        }
+        impl<$($gen)*> Sub<$T> for $t {
+            type Output = $T;
+            #[inline(always)]
+            fn sub(self, rhs: $T) -> $T {
+                -rhs + self
+            }
+        }
+        impl<$($gen)*> Mul<$T> for $t {
+            type Output = $T;
+            #[inline(always)]
+            fn mul(self, rhs: $T) -> $T {
+                rhs * self
+            }
+        }
+        impl<$($gen)*> Div<$T> for $t {
+            type Output = $T;
+            #[inline(always)]
+            fn div(self, rhs: $T) -> $T {
+                <$T>::constant(self) / rhs
+            }
+        }
+    };
+}
+
+pub(crate) use {dual_left_scalar, dual_rules};
+
+dual_rules!([S: Scalar] Dual<S>);
+dual_left_scalar!([] Dual<f64>, f64);
+dual_left_scalar!([] Dual<f32>, f32);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arithmetic_rules_of_the_lesson() {
+        // (a, a') + (b, b') = (a+b, a'+b'); (a, a')(b, b') = (ab, a'b + ab').
+        let a = Dual::new(2.0_f64, 3.0);
+        let b = Dual::new(5.0, -1.0);
+        let s = a + b;
+        let p = a * b;
+        assert_eq!((s.re, s.eps), (7.0, 2.0));
+        assert_eq!((p.re, p.eps), (10.0, 3.0 * 5.0 + 2.0 * -1.0));
+        let q = a / b;
+        assert_eq!(q.re, 0.4);
+        assert!((q.eps - (3.0 * 5.0 - 2.0 * -1.0) / 25.0).abs() < 1e-15);
+    }
+
+    #[test]
+    fn comparisons_look_at_the_real_part_only() {
+        let a = Dual::new(1.0_f64, 5.0);
+        let b = Dual::new(1.0, -5.0);
+        assert!(a == b);
+        assert!(!a.is_zero());
+        assert!(Dual::<f64>::ZERO.is_zero());
+        assert!(Dual::new(0.5_f32, 9.0) < Dual::new(0.75, 0.0));
+    }
+
+    #[test]
+    fn zero_tangent_survives_infinite_derivative() {
+        let z = Dual::constant(0.0_f64);
+        assert_eq!(z.sqrt().eps, 0.0);
+        assert_eq!(z.ln().eps, 0.0);
+        assert_eq!(z.powf(0.5).eps, 0.0);
+        // x^y in y for x < 0 with a constant exponent: no NaN.
+        let p = Dual::variable(-2.0_f64).pow(Dual::constant(2.0));
+        assert_eq!((p.re, p.eps), (4.0, -4.0));
+        // But a live tangent through sqrt(0) is infinite, as the derivative is.
+        assert_eq!(Dual::variable(0.0_f64).sqrt().eps, f64::INFINITY);
+    }
+}
