@@ -1,0 +1,571 @@
+//! One function, three modes: every operation differentiated in reverse mode, in forward mode
+//! (`Dual` and `DualVec`) and by central differences, in `f32` and `f64`, against each other and
+//! against the derivative worked out by hand; Rosenbrock's gradient against its formula;
+//! Jacobians; the gradient-check API and its reports; errors.
+
+use autograd_core::{
+    compare, gradcheck, gradcheck_with, gradient_central, gradient_forward, gradient_forward_vec,
+    gradient_reverse, jacobian_central, jacobian_forward, jacobian_reverse, DiffError, Function,
+    Number, Scalar, Tape, TapeError, Tolerance, VectorFunction, MAX_DIMENSION,
+};
+
+/// Every operation of the tape, applied to `x[0]` (and `x[1]` for two-input ones).
+#[derive(Clone, Copy, Debug)]
+enum Op {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Neg,
+    AddConst,
+    ConstSub,
+    ConstMul,
+    ConstDiv,
+    DivConst,
+    Powi(i32),
+    Powf(f64),
+    Pow,
+    Exp,
+    Ln,
+    Sqrt,
+    Sin,
+    Cos,
+    Tan,
+    Tanh,
+    Sigmoid,
+    Relu,
+    LeakyRelu,
+    Abs,
+    Softplus,
+    Max,
+    Min,
+    Square,
+}
+
+impl Function for Op {
+    fn eval<T: Number>(&self, x: &[T]) -> T {
+        let c = T::from_f64(1.75);
+        let (a, b) = (x[0], x.get(1).copied().unwrap_or(T::zero()));
+        match *self {
+            Op::Add => a + b,
+            Op::Sub => a - b,
+            Op::Mul => a * b,
+            Op::Div => a / b,
+            Op::Neg => -a,
+            Op::AddConst => a + c,
+            Op::ConstSub => c - a,
+            Op::ConstMul => c * a,
+            Op::ConstDiv => c / a,
+            Op::DivConst => a / c,
+            Op::Powi(n) => a.powi(n),
+            Op::Powf(e) => a.powf(e),
+            Op::Pow => a.pow(b),
+            Op::Exp => a.exp(),
+            Op::Ln => a.ln(),
+            Op::Sqrt => a.sqrt(),
+            Op::Sin => a.sin(),
+            Op::Cos => a.cos(),
+            Op::Tan => a.tan(),
+            Op::Tanh => a.tanh(),
+            Op::Sigmoid => a.sigmoid(),
+            Op::Relu => a.relu(),
+            Op::LeakyRelu => a.leaky_relu(0.1),
+            Op::Abs => a.abs(),
+            Op::Softplus => a.softplus(),
+            Op::Max => a.max(b),
+            Op::Min => a.min(b),
+            Op::Square => a.square(),
+        }
+    }
+}
+
+impl Op {
+    fn arity(self) -> usize {
+        match self {
+            Op::Add | Op::Sub | Op::Mul | Op::Div | Op::Pow | Op::Max | Op::Min => 2,
+            _ => 1,
+        }
+    }
+
+    /// The derivative worked out by hand (in f64).
+    fn by_hand(self, x: &[f64]) -> [f64; 2] {
+        let (a, b) = (x[0], x.get(1).copied().unwrap_or(0.0));
+        let s = 1.0 / (1.0 + (-a).exp());
+        let step = |v: f64| if v > 0.0 { 1.0 } else { 0.0 };
+        match self {
+            Op::Add => [1.0, 1.0],
+            Op::Sub => [1.0, -1.0],
+            Op::Mul => [b, a],
+            Op::Div => [1.0 / b, -a / (b * b)],
+            Op::Neg => [-1.0, 0.0],
+            Op::AddConst | Op::DivConst => [
+                if matches!(self, Op::AddConst) {
+                    1.0
+                } else {
+                    1.0 / 1.75
+                },
+                0.0,
+            ],
+            Op::ConstSub => [-1.0, 0.0],
+            Op::ConstMul => [1.75, 0.0],
+            Op::ConstDiv => [-1.75 / (a * a), 0.0],
+            Op::Powi(n) => [n as f64 * a.powi(n - 1), 0.0],
+            Op::Powf(e) => [e * a.powf(e - 1.0), 0.0],
+            Op::Pow => [b * a.powf(b - 1.0), a.ln() * a.powf(b)],
+            Op::Exp => [a.exp(), 0.0],
+            Op::Ln => [1.0 / a, 0.0],
+            Op::Sqrt => [0.5 / a.sqrt(), 0.0],
+            Op::Sin => [a.cos(), 0.0],
+            Op::Cos => [-a.sin(), 0.0],
+            Op::Tan => [1.0 / (a.cos() * a.cos()), 0.0],
+            Op::Tanh => [1.0 / (a.cosh() * a.cosh()), 0.0],
+            Op::Sigmoid => [s * (1.0 - s), 0.0],
+            Op::Relu => [step(a), 0.0],
+            Op::LeakyRelu => [if a > 0.0 { 1.0 } else { 0.1 }, 0.0],
+            Op::Abs => [a.signum(), 0.0],
+            Op::Softplus => [s, 0.0],
+            Op::Max => [step(a - b), step(b - a)],
+            Op::Min => [step(b - a), step(a - b)],
+            Op::Square => [2.0 * a, 0.0],
+        }
+    }
+
+    /// Points away from kinks and poles, inside the domain.
+    fn points(self) -> &'static [[f64; 2]] {
+        match self {
+            Op::Ln | Op::Sqrt | Op::Powf(_) | Op::Pow => {
+                &[[0.3, 1.7], [1.1, -0.6], [2.5, 2.2], [7.0, 0.5]]
+            }
+            Op::Tan => &[[-1.2, 0.0], [-0.6, 0.0], [0.3, 0.0], [1.1, 0.0]],
+            Op::Div | Op::ConstDiv | Op::Powi(-2) => {
+                &[[-1.7, 0.8], [-0.6, -2.5], [0.3, 1.3], [2.5, -0.45]]
+            }
+            _ => &[
+                [-1.7, 0.8],
+                [-0.6, -2.5],
+                [0.3, 1.3],
+                [1.1, 0.4],
+                [2.5, -0.45],
+                [6.0, 6.5],
+            ],
+        }
+    }
+}
+
+const OPS: &[Op] = &[
+    Op::Add,
+    Op::Sub,
+    Op::Mul,
+    Op::Div,
+    Op::Neg,
+    Op::AddConst,
+    Op::ConstSub,
+    Op::ConstMul,
+    Op::ConstDiv,
+    Op::DivConst,
+    Op::Powi(0),
+    Op::Powi(1),
+    Op::Powi(2),
+    Op::Powi(3),
+    Op::Powi(-2),
+    Op::Powf(0.5),
+    Op::Powf(2.5),
+    Op::Powf(-1.3),
+    Op::Pow,
+    Op::Exp,
+    Op::Ln,
+    Op::Sqrt,
+    Op::Sin,
+    Op::Cos,
+    Op::Tan,
+    Op::Tanh,
+    Op::Sigmoid,
+    Op::Relu,
+    Op::LeakyRelu,
+    Op::Abs,
+    Op::Softplus,
+    Op::Max,
+    Op::Min,
+    Op::Square,
+];
+
+/// Worst relative-to-bound figures per precision, printed by the test (`--nocapture`).
+fn every_operation_three_modes<S: Scalar>(by_hand_tol: f64) -> (f64, f64) {
+    let mut tape = Tape::<S, 64>::new();
+    let (mut worst_modes, mut worst_fd) = (0.0_f64, 0.0_f64);
+    for &op in OPS {
+        let n = op.arity();
+        for p in op.points() {
+            let x = [S::from_f64(p[0]), S::from_f64(p[1])];
+            let x = &x[..n];
+            let (mut rev, mut fwd, mut vec, mut fd) =
+                ([S::ZERO; 2], [S::ZERO; 2], [S::ZERO; 2], [S::ZERO; 2]);
+            let y = gradient_reverse(&op, &mut tape, x, &mut rev[..n]).unwrap();
+            assert_eq!(
+                y,
+                gradient_forward(&op, x, &mut fwd[..n]).unwrap(),
+                "{op:?}"
+            );
+            gradient_forward_vec::<3, _, _>(&op, x, &mut vec[..n]).unwrap();
+            gradient_central(&op, x, &mut fd[..n]).unwrap();
+
+            let modes = compare(&rev[..n], &fwd[..n], Tolerance::between_modes::<S>()).unwrap();
+            assert!(modes.passed, "{op:?} at {p:?}: reverse vs forward {modes}");
+            assert_eq!(
+                fwd, vec,
+                "{op:?} at {p:?}: Dual and DualVec lanes are the same arithmetic"
+            );
+            let fdc = compare(&rev[..n], &fd[..n], Tolerance::finite_differences::<S>()).unwrap();
+            assert!(fdc.passed, "{op:?} at {p:?}: reverse vs central {fdc}");
+            if let Some(w) = modes.worst {
+                worst_modes = worst_modes.max(w.rel_error.min(w.abs_error));
+            }
+            if let Some(w) = fdc.worst {
+                worst_fd = worst_fd.max(w.rel_error.min(w.abs_error));
+            }
+
+            let xs = [p[0], p[1]];
+            let hand = op.by_hand(&xs[..n]);
+            for k in 0..n {
+                let (r, h) = (rev[k].to_f64(), hand[k]);
+                assert!(
+                    (r - h).abs() <= by_hand_tol * (1.0 + h.abs()),
+                    "{op:?} at {p:?}: d/dx{k} = {r}, by hand {h}"
+                );
+            }
+        }
+    }
+    (worst_modes, worst_fd)
+}
+
+#[test]
+fn every_operation_reverse_forward_and_central_agree_f64() {
+    let (m, fd) = every_operation_three_modes::<f64>(1e-14);
+    println!("f64: worst reverse-vs-forward error {m:.2e}, worst reverse-vs-central {fd:.2e}");
+    assert!(
+        fd < 1e-8,
+        "central differences in f64 should reach ~1e-10: {fd:e}"
+    );
+}
+
+#[test]
+fn every_operation_reverse_forward_and_central_agree_f32() {
+    let (m, fd) = every_operation_three_modes::<f32>(1e-6);
+    println!("f32: worst reverse-vs-forward error {m:.2e}, worst reverse-vs-central {fd:.2e}");
+}
+
+#[test]
+fn kinks_follow_the_same_convention_in_both_modes() {
+    // At a kink central differences see the mean slope; the modes must agree on the convention.
+    let cases: &[(Op, [f64; 2], [f64; 2])] = &[
+        (Op::Relu, [0.0, 0.0], [0.0, 0.0]),
+        (Op::Abs, [0.0, 0.0], [0.0, 0.0]),
+        (Op::LeakyRelu, [0.0, 0.0], [0.1, 0.0]),
+        (Op::Max, [1.5, 1.5], [0.5, 0.5]),
+        (Op::Min, [-2.0, -2.0], [0.5, 0.5]),
+        (Op::Pow, [0.0, 2.0], [0.0, 0.0]),
+        (Op::Powi(2), [0.0, 0.0], [0.0, 0.0]),
+    ];
+    let mut tape = Tape::<f64, 16>::new();
+    for (op, x, expected) in cases {
+        let n = op.arity();
+        let (mut rev, mut fwd) = ([0.0; 2], [0.0; 2]);
+        gradient_reverse(op, &mut tape, &x[..n], &mut rev[..n]).unwrap();
+        gradient_forward(op, &x[..n], &mut fwd[..n]).unwrap();
+        assert_eq!(&rev[..n], &expected[..n], "{op:?} reverse");
+        assert_eq!(&fwd[..n], &expected[..n], "{op:?} forward");
+    }
+}
+
+#[test]
+fn saturating_functions_have_finite_derivatives_in_every_mode() {
+    let mut tape = Tape::<f64, 16>::new();
+    for op in [Op::Tanh, Op::Sigmoid, Op::Softplus] {
+        for x in [-1000.0, -40.0, 40.0, 1000.0] {
+            let (mut rev, mut fwd, mut fd) = ([0.0], [0.0], [0.0]);
+            gradient_reverse(&op, &mut tape, &[x], &mut rev).unwrap();
+            gradient_forward(&op, &[x], &mut fwd).unwrap();
+            gradient_central(&op, &[x], &mut fd).unwrap();
+            assert!(
+                rev[0].is_finite() && rev[0] == fwd[0],
+                "{op:?}({x}): {rev:?} {fwd:?}"
+            );
+            assert!(
+                (rev[0] - fd[0]).abs() < 1e-9,
+                "{op:?}({x}): {rev:?} vs {fd:?}"
+            );
+        }
+    }
+}
+
+/// Rosenbrock written once: sum 100 (x_{i+1} - x_i^2)^2 + (1 - x_i)^2.
+fn rosenbrock<T: Number>(x: &[T]) -> T {
+    let mut s = T::zero();
+    for w in x.windows(2) {
+        s = s + T::from_f64(100.0) * (w[1] - w[0].powi(2)).powi(2) + (T::one() - w[0]).powi(2);
+    }
+    s
+}
+struct Rosenbrock;
+impl Function for Rosenbrock {
+    fn eval<T: Number>(&self, x: &[T]) -> T {
+        rosenbrock(x)
+    }
+}
+
+fn rosenbrock_gradient(x: &[f64], g: &mut [f64]) {
+    let n = x.len();
+    g.iter_mut().for_each(|v| *v = 0.0);
+    for i in 0..n - 1 {
+        let t = x[i + 1] - x[i] * x[i];
+        g[i] += -400.0 * x[i] * t - 2.0 * (1.0 - x[i]);
+        g[i + 1] += 200.0 * t;
+    }
+}
+
+fn points(n: usize) -> [[f64; 8]; 4] {
+    let mut p = [[0.0; 8]; 4];
+    for i in 0..n {
+        p[0][i] = 1.0; // the minimum: gradient 0
+        p[1][i] = if i % 2 == 0 { -1.2 } else { 1.0 }; // the classic start
+        p[2][i] = 0.5 + 0.01 * i as f64; // the benchmark point
+        p[3][i] = (i as f64 * 1.7).sin() * 2.0;
+    }
+    p
+}
+
+#[test]
+fn rosenbrock_gradient_in_every_mode_matches_the_formula() {
+    let mut tape = Tape::<f64, 256>::new();
+    for n in [2, 3, 5, 8] {
+        for p in points(n) {
+            let x = &p[..n];
+            let mut exact = [0.0; 8];
+            rosenbrock_gradient(x, &mut exact[..n]);
+            let (mut rev, mut fwd, mut vec, mut fd) = ([0.0; 8], [0.0; 8], [0.0; 8], [0.0; 8]);
+            let y = gradient_reverse(&Rosenbrock, &mut tape, x, &mut rev[..n]).unwrap();
+            gradient_forward(&Rosenbrock, x, &mut fwd[..n]).unwrap();
+            gradient_forward_vec::<4, _, _>(&Rosenbrock, x, &mut vec[..n]).unwrap();
+            gradient_central(&Rosenbrock, x, &mut fd[..n]).unwrap();
+            assert_eq!(y, rosenbrock(x));
+            let tight = Tolerance::new(1e-12, 1e-13);
+            for (name, g, tol) in [
+                ("reverse", &rev, tight),
+                ("forward", &fwd, tight),
+                ("forward, 4 lanes", &vec, tight),
+                ("central", &fd, Tolerance::finite_differences::<f64>()),
+            ] {
+                let c = compare(&g[..n], &exact[..n], tol).unwrap();
+                assert!(c.passed, "n = {n}, x = {x:?}, {name}: {c}");
+            }
+            if p[0] == 1.0 && p[1] == 1.0 {
+                assert_eq!(
+                    &rev[..n],
+                    &[0.0; 8][..n],
+                    "gradient vanishes at the minimum"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn gradient_at_benchmark_sizes_in_every_tier() {
+    // The largest tier keeps 4096-element buffers on the stack (and a debug build copies the
+    // 400 KB tape through it while boxing), so run where a large stack is guaranteed.
+    std::thread::Builder::new()
+        .stack_size(32 << 20)
+        .spawn(benchmark_sizes)
+        .unwrap()
+        .join()
+        .unwrap();
+}
+
+fn benchmark_sizes() {
+    // n = 10, 100, 1000 exercise the three scratch tiers.
+    let mut tape = Box::new(Tape::<f64, 16384>::new());
+    for n in [10, 100, 1000] {
+        let x: Vec<f64> = (0..n).map(|i| 0.5 + 0.01 * i as f64).collect();
+        let mut exact = vec![0.0; n];
+        rosenbrock_gradient(&x, &mut exact);
+        let (mut rev, mut vec) = (vec![0.0; n], vec![0.0; n]);
+        gradient_reverse(&Rosenbrock, &mut tape, &x, &mut rev).unwrap();
+        gradient_forward_vec::<8, _, _>(&Rosenbrock, &x, &mut vec).unwrap();
+        let tight = Tolerance::new(1e-12, 1e-13);
+        assert!(compare(&rev, &exact, tight).unwrap().passed, "n = {n}");
+        assert!(compare(&vec, &exact, tight).unwrap().passed, "n = {n}");
+    }
+}
+
+/// R^3 -> R^2: (x0 x1 sin x2, exp(x0) - x1 / x2).
+struct Field;
+impl VectorFunction for Field {
+    fn eval<T: Number>(&self, x: &[T], out: &mut [T]) {
+        out[0] = x[0] * x[1] * x[2].sin();
+        out[1] = x[0].exp() - x[1] / x[2];
+    }
+}
+
+#[test]
+fn jacobians_in_three_modes_match_the_formula() {
+    let x = [0.7_f64, -1.3, 2.1];
+    let (s, c, e) = (x[2].sin(), x[2].cos(), x[0].exp());
+    let exact = [
+        x[1] * s,
+        x[0] * s,
+        x[0] * x[1] * c,
+        e,
+        -1.0 / x[2],
+        x[1] / (x[2] * x[2]),
+    ];
+    let mut tape = Tape::<f64, 32>::new();
+    let (mut y1, mut y2, mut y3) = ([0.0; 2], [0.0; 2], [0.0; 2]);
+    let (mut j1, mut j2, mut j3) = ([0.0; 6], [0.0; 6], [0.0; 6]);
+    jacobian_reverse(&Field, &mut tape, &x, &mut y1, &mut j1).unwrap();
+    jacobian_forward(&Field, &x, &mut y2, &mut j2).unwrap();
+    jacobian_central(&Field, &x, &mut y3, &mut j3).unwrap();
+    assert_eq!(y1, y2);
+    assert_eq!(y1, y3);
+    assert_eq!(y1, [x[0] * x[1] * s, e - x[1] / x[2]]);
+    let tight = Tolerance::new(1e-15, 1e-15);
+    assert!(compare(&j1, &exact, tight).unwrap().passed);
+    assert!(compare(&j2, &exact, tight).unwrap().passed);
+    let c = compare(&j3, &exact, Tolerance::finite_differences::<f64>()).unwrap();
+    assert!(c.passed, "{c}");
+    assert!(tape.is_empty(), "the tape is rewound");
+}
+
+#[test]
+fn drivers_leave_earlier_nodes_alone() {
+    // A tape holding parameters: the driver records after them and rewinds to them.
+    let mut tape = Tape::<f64, 64>::new();
+    let w = tape.var(3.0).id().unwrap();
+    let mut g = [0.0; 2];
+    gradient_reverse(&Rosenbrock, &mut tape, &[0.5, 0.5], &mut g).unwrap();
+    assert_eq!(tape.len(), 1);
+    assert_eq!(tape.get(w).unwrap().value(), 3.0);
+}
+
+#[test]
+fn bad_input_is_an_error_not_a_panic() {
+    let mut tape = Tape::<f64, 8>::new();
+    let x = [1.0, 2.0];
+    let err = gradient_reverse(&Rosenbrock, &mut tape, &x, &mut [0.0; 1]).unwrap_err();
+    assert_eq!(
+        err,
+        DiffError::LengthMismatch {
+            what: "gradient",
+            expected: 2,
+            found: 1
+        }
+    );
+    // Rosenbrock on 5 inputs needs more than 8 nodes.
+    let err = gradient_reverse(&Rosenbrock, &mut tape, &[1.0; 5], &mut [0.0; 5]).unwrap_err();
+    assert_eq!(
+        err,
+        DiffError::Tape(TapeError::CapacityExceeded { capacity: 8 })
+    );
+    assert!(err.to_string().contains("capacity of 8"));
+    assert!(
+        tape.check().is_ok() && tape.is_empty(),
+        "the failure is rewound away"
+    );
+
+    let (mut y, mut j) = ([0.0; 2], [0.0; 5]);
+    let err = jacobian_forward(&Field, &[1.0; 3], &mut y, &mut j).unwrap_err();
+    assert_eq!(err.to_string(), "Jacobian slice has length 5, expected 6");
+
+    let big = vec![0.5; MAX_DIMENSION + 1];
+    let mut g = vec![0.0; MAX_DIMENSION + 1];
+    let err = gradient_central(&Rosenbrock, &big, &mut g).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "dimension 4097 exceeds the supported maximum of 4096 (MAX_DIMENSION)"
+    );
+    assert!(compare(&[1.0, 2.0], &[1.0], Tolerance::between_modes::<f64>()).is_err());
+}
+
+#[test]
+fn compare_reports_the_worst_element() {
+    let expected = [1.0, -2.0, 0.0, 1e6];
+    let actual = [1.0 + 1e-13, -2.0 - 4e-9, 0.0, 1e6 * (1.0 + 1e-9)];
+    let c = compare(&actual, &expected, Tolerance::new(1e-10, 1e-10)).unwrap();
+    assert!(!c.passed);
+    assert_eq!(c.failures, 2);
+    let w = c.worst.unwrap();
+    // Element 1 is 4e-9 / (1e-10 + 2e-10) = 13x past its bound; element 3 is 1e-3 / 1e-4 = 10x.
+    assert_eq!(w.index, 1);
+    assert_eq!((w.actual, w.expected), (-2.0 - 4e-9, -2.0));
+    assert!((w.abs_error - 4e-9).abs() < 1e-15);
+    assert!((w.rel_error - 2e-9).abs() < 1e-15);
+    let text = c.to_string();
+    assert!(text.starts_with("FAIL (2 of 4 outside"), "{text}");
+    assert!(text.contains("worst [1]"), "{text}");
+
+    let ok = compare(&actual, &expected, Tolerance::new(1e-8, 1e-8)).unwrap();
+    assert!(ok.passed && ok.failures == 0);
+    // NaN never passes; equal infinities do.
+    assert!(
+        !compare(&[f64::NAN], &[f64::NAN], Tolerance::new(1.0, 1.0))
+            .unwrap()
+            .passed
+    );
+    assert!(
+        compare(&[f64::INFINITY], &[f64::INFINITY], Tolerance::new(0.0, 0.0))
+            .unwrap()
+            .passed
+    );
+}
+
+#[test]
+fn gradcheck_passes_on_correct_functions_in_both_precisions() {
+    let mut tape = Tape::<f64, 256>::new();
+    for p in points(6) {
+        let r = gradcheck(&Rosenbrock, &mut tape, &p[..6]).unwrap();
+        assert!(r.passed(), "{r}");
+    }
+    let mut tape = Tape::<f32, 256>::new();
+    let r = gradcheck(&Rosenbrock, &mut tape, &[0.5_f32, 0.7, -0.3]).unwrap();
+    assert!(r.passed(), "{r}");
+    let text = r.to_string();
+    assert!(text.starts_with("gradcheck passed"), "{text}");
+    assert!(text.contains("backward twice identical: yes"), "{text}");
+}
+
+/// A "function" whose derivative is wrong in forward mode only: it branches on the number type
+/// (a dual's tangent is dropped through `from_f64(to_f64())`), which is what a buggy rule looks like.
+struct DropsTangent;
+impl Function for DropsTangent {
+    fn eval<T: Number>(&self, x: &[T]) -> T {
+        let frozen = T::from_f64(x[0].to_f64()); // constant: derivative lost in every mode
+        x[0] * x[1] + frozen.sin()
+    }
+}
+
+#[test]
+fn gradcheck_catches_a_wrong_derivative() {
+    // d/dx0 should include cos(x0); every AD mode drops it, central differences see it.
+    let mut tape = Tape::<f64, 32>::new();
+    let r = gradcheck(&DropsTangent, &mut tape, &[0.3, 2.0]).unwrap();
+    assert!(
+        r.reverse_vs_forward.passed,
+        "both AD modes agree on the same wrong thing"
+    );
+    assert!(!r.reverse_vs_central.passed);
+    assert!(!r.passed());
+    let w = r.reverse_vs_central.worst.unwrap();
+    assert_eq!(w.index, 0);
+    assert!((w.abs_error - libm::cos(0.3)).abs() < 1e-8, "{w}");
+    assert!(r.to_string().starts_with("gradcheck FAILED"));
+
+    // Loose tolerances make it pass: the tolerance is really applied.
+    let r = gradcheck_with(
+        &DropsTangent,
+        &mut tape,
+        &[0.3, 2.0],
+        Tolerance::between_modes::<f64>(),
+        Tolerance::new(1.0, 0.0),
+    )
+    .unwrap();
+    assert!(r.passed(), "{r}");
+}
