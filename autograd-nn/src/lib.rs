@@ -64,3 +64,28 @@ pub use mlp::{Activation, Init, Mlp, MAX_WIDTH};
 pub use optim::{Adam, LearningRate, Momentum, Optimizer, Sgd};
 pub use rng::Rng;
 pub use train::{Objective, Outcome, Progress, Stats, Stop, TrainConfig, Trainer};
+
+#[cfg(feature = "std")]
+extern crate std;
+
+/// A large tape on the heap (`std` feature), built on a helper thread whose stack can hold it
+/// (unoptimised builds move a value through several stack slots; untouched stack pages cost no
+/// memory), so
+/// that the caller's stack (2 MiB on a test thread, less on many others) never holds the tape
+/// even for a moment. A tape is `N * 24` bytes in `f64`.
+///
+/// ```
+/// let tape = autograd_nn::boxed_tape::<f64, 200_000>(); // 4.8 MB
+/// assert_eq!(tape.capacity(), 200_000);
+/// ```
+#[cfg(feature = "std")]
+pub fn boxed_tape<S: autograd_core::Scalar + Send, const N: usize>(
+) -> std::boxed::Box<autograd_core::Tape<S, N>> {
+    let bytes = core::mem::size_of::<autograd_core::Tape<S, N>>();
+    std::thread::Builder::new()
+        .stack_size(8 * bytes + (4 << 20))
+        .spawn(|| std::boxed::Box::new(autograd_core::Tape::new()))
+        .expect("spawning the thread that builds a tape")
+        .join()
+        .expect("building a tape")
+}

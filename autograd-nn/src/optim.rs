@@ -5,8 +5,6 @@
 
 use autograd_core::Scalar;
 
-use crate::NnError;
-
 /// The learning rate as a function of the step number `k` (0 for the first update).
 ///
 /// ```
@@ -66,14 +64,10 @@ impl LearningRate {
     }
 }
 
-/// Updates parameters in place from their gradient.
-pub trait Optimizer<S: Scalar> {
+/// Updates `P` parameters in place from their gradient.
+pub trait Optimizer<S: Scalar, const P: usize> {
     /// One update: `params` move against `grads`; the step counter advances.
-    ///
-    /// # Errors
-    /// [`NnError::LengthMismatch`] if `params`, `grads` and the optimizer's state differ in length
-    /// (nothing is changed then).
-    fn step(&mut self, params: &mut [S], grads: &[S]) -> Result<(), NnError>;
+    fn step(&mut self, params: &mut [S; P], grads: &[S; P]);
 
     /// The learning rate the next [`step`](Self::step) will use.
     fn learning_rate(&self) -> f64;
@@ -82,27 +76,14 @@ pub trait Optimizer<S: Scalar> {
     fn steps(&self) -> usize;
 }
 
-fn check_len(expected: usize, actual: usize, what: &'static str) -> Result<(), NnError> {
-    if expected == actual {
-        Ok(())
-    } else {
-        Err(NnError::LengthMismatch {
-            what,
-            expected,
-            actual,
-        })
-    }
-}
-
 /// Plain gradient descent, `p -= lr(k) * g`: the seed lesson's and micrograd's update.
 ///
 /// ```
 /// use autograd_nn::{LearningRate, Optimizer, Sgd};
 /// let mut sgd = Sgd::new(LearningRate::Constant(0.1));
 /// let mut p = [1.0_f64, -2.0];
-/// sgd.step(&mut p, &[0.5, -1.0])?;
+/// sgd.step(&mut p, &[0.5, -1.0]);
 /// assert_eq!(p, [0.95, -1.9]);
-/// # Ok::<(), autograd_nn::NnError>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Sgd {
@@ -117,15 +98,13 @@ impl Sgd {
     }
 }
 
-impl<S: Scalar> Optimizer<S> for Sgd {
-    fn step(&mut self, params: &mut [S], grads: &[S]) -> Result<(), NnError> {
-        check_len(params.len(), grads.len(), "gradients")?;
+impl<S: Scalar, const P: usize> Optimizer<S, P> for Sgd {
+    fn step(&mut self, params: &mut [S; P], grads: &[S; P]) {
         let lr = S::from_f64(self.lr.at(self.k));
         for (p, g) in params.iter_mut().zip(grads) {
             *p -= lr * *g;
         }
         self.k += 1;
-        Ok(())
     }
     fn learning_rate(&self) -> f64 {
         self.lr.at(self.k)
@@ -140,12 +119,11 @@ impl<S: Scalar> Optimizer<S> for Sgd {
 ///
 /// ```
 /// use autograd_nn::{LearningRate, Momentum, Optimizer};
-/// let mut opt = Momentum::<f64, 1>::new(LearningRate::Constant(0.1), 0.9);
+/// let mut opt = Momentum::new(LearningRate::Constant(0.1), 0.9);
 /// let mut p = [1.0];
-/// opt.step(&mut p, &[1.0])?; // v = 1,   p = 1 - 0.1
-/// opt.step(&mut p, &[1.0])?; // v = 1.9, p = 0.9 - 0.19
+/// opt.step(&mut p, &[1.0]); // v = 1,   p = 1 - 0.1
+/// opt.step(&mut p, &[1.0]); // v = 1.9, p = 0.9 - 0.19
 /// assert!((p[0] - 0.71).abs() < 1e-15);
-/// # Ok::<(), autograd_nn::NnError>(())
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Momentum<S, const P: usize> {
@@ -167,17 +145,14 @@ impl<S: Scalar, const P: usize> Momentum<S, P> {
     }
 }
 
-impl<S: Scalar, const P: usize> Optimizer<S> for Momentum<S, P> {
-    fn step(&mut self, params: &mut [S], grads: &[S]) -> Result<(), NnError> {
-        check_len(P, params.len(), "parameters")?;
-        check_len(P, grads.len(), "gradients")?;
+impl<S: Scalar, const P: usize> Optimizer<S, P> for Momentum<S, P> {
+    fn step(&mut self, params: &mut [S; P], grads: &[S; P]) {
         let lr = S::from_f64(self.lr.at(self.k));
         for ((p, g), v) in params.iter_mut().zip(grads).zip(&mut self.velocity) {
             *v = self.mu * *v + *g;
             *p -= lr * *v;
         }
         self.k += 1;
-        Ok(())
     }
     fn learning_rate(&self) -> f64 {
         self.lr.at(self.k)
@@ -194,13 +169,12 @@ impl<S: Scalar, const P: usize> Optimizer<S> for Momentum<S, P> {
 ///
 /// ```
 /// use autograd_nn::{Adam, LearningRate, Optimizer};
-/// let mut adam = Adam::<f64, 2>::new(LearningRate::Constant(0.01));
+/// let mut adam = Adam::new(LearningRate::Constant(0.01));
 /// let mut p = [1.0, 1.0];
-/// adam.step(&mut p, &[4.0, -0.001])?;
+/// adam.step(&mut p, &[4.0, -0.001]);
 /// // The first step moves every parameter by about lr, whatever the gradient's size.
 /// assert!((p[0] - (1.0 - 0.01)).abs() < 1e-9);
 /// assert!((p[1] - (1.0 + 0.01)).abs() < 1e-7);
-/// # Ok::<(), autograd_nn::NnError>(())
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Adam<S, const P: usize> {
@@ -233,11 +207,9 @@ impl<S: Scalar, const P: usize> Adam<S, P> {
     }
 }
 
-impl<S: Scalar, const P: usize> Optimizer<S> for Adam<S, P> {
-    fn step(&mut self, params: &mut [S], grads: &[S]) -> Result<(), NnError> {
+impl<S: Scalar, const P: usize> Optimizer<S, P> for Adam<S, P> {
+    fn step(&mut self, params: &mut [S; P], grads: &[S; P]) {
         use autograd_core::Number;
-        check_len(P, params.len(), "parameters")?;
-        check_len(P, grads.len(), "gradients")?;
         let t = (self.k + 1).min(i32::MAX as usize) as i32;
         let lr = S::from_f64(self.lr.at(self.k));
         let (b1, b2) = (S::from_f64(self.beta1), S::from_f64(self.beta2));
@@ -257,7 +229,6 @@ impl<S: Scalar, const P: usize> Optimizer<S> for Adam<S, P> {
             *p -= lr * m_hat / (v_hat.sqrt() + eps);
         }
         self.k += 1;
-        Ok(())
     }
     fn learning_rate(&self) -> f64 {
         self.lr.at(self.k)

@@ -465,7 +465,7 @@ impl<'t, S: Scalar, const P: usize> Trainer<'t, S, P> {
     ) -> Result<Outcome, NnError>
     where
         L: Loss,
-        O: Optimizer<S>,
+        O: Optimizer<S, P>,
     {
         let mut rng = Rng::new(config.seed);
         let mut cursor = 0;
@@ -519,7 +519,7 @@ impl<'t, S: Scalar, const P: usize> Trainer<'t, S, P> {
                     last,
                 });
             }
-            optimizer.step(params, &self.grads)?;
+            optimizer.step(params, &self.grads);
         }
         Ok(Outcome {
             updates: config.max_steps,

@@ -1,0 +1,90 @@
+//! The seed lesson's XOR network: MLP [2, 4, 1] with tanh neurons (output included), weights
+//! uniform(-1, 1) and zero biases, loss `sum((p - y)^2)` over the four points with targets -1/1,
+//! plain SGD with lr 0.05, trained until the sign of every prediction is right, and on until the
+//! loss is at most 0.25 (every prediction within 0.5 of its target).
+//!
+//! `cargo run -p autograd-nn --example xor [-- SEED]`
+use std::ops::ControlFlow;
+use std::process::ExitCode;
+
+use autograd_core::Tape;
+use autograd_nn::{
+    data, Activation, Init, LearningRate, Mlp, Objective, Reduction, Rng, Sgd, SquaredError,
+    TrainConfig, Trainer,
+};
+
+const MODEL: Mlp<3> = Mlp::new([2, 4, 1], Activation::Tanh, Activation::Tanh);
+const P: usize = MODEL.param_count();
+/// Parameters, the four samples (2 inputs + forward + 2 loss nodes + 1 sum each), the scale.
+const TAPE_NODES: usize = P + 4 * (2 + MODEL.forward_nodes() + 3) + 8;
+const MAX_STEPS: usize = 100_000;
+
+fn main() -> ExitCode {
+    let seed = match std::env::args().nth(1).map(|s| s.parse::<u64>()) {
+        None => 42,
+        Some(Ok(seed)) => seed,
+        Some(Err(e)) => {
+            eprintln!("usage: xor [SEED]  (SEED: an unsigned integer; {e})");
+            return ExitCode::from(2);
+        }
+    };
+    match run(seed) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(seed: u64) -> Result<(), autograd_nn::NnError> {
+    let objective = Objective::new(MODEL, SquaredError).with_reduction(Reduction::Sum);
+    let mut params = [0.0_f64; P];
+    MODEL.init(&mut params, Init::Uniform, &mut Rng::new(seed))?;
+    let mut data = data::xor();
+
+    let mut tape = Tape::<f64, TAPE_NODES>::new();
+    let mut trainer = Trainer::new(&mut tape, &params)?;
+    let mut sgd = Sgd::new(LearningRate::Constant(0.05));
+    // Stop once the loss is at most 0.25: then every |p - y| <= 0.5, so each sign is right
+    // with a clear margin (the first step with four right signs is reported too).
+    let config = TrainConfig {
+        target_loss: Some(0.25),
+        ..TrainConfig::steps(MAX_STEPS)
+    };
+    println!("MLP [2, 4, 1] tanh, {P} parameters, seed {seed}, SGD lr 0.05, loss sum((p - y)^2)");
+    let mut first_all_right = None;
+    let outcome = trainer.train(&objective, &mut params, &mut data, &mut sgd, &config, |p| {
+        if p.accuracy == 1.0 && first_all_right.is_none() {
+            first_all_right = Some(p.step);
+        }
+        if p.step % 100 == 0 || p.step == 20 || p.step == 40 || p.step == 60 || p.step == 80 {
+            println!(
+                "step {:5}  loss = {:.4}  signs right: {}/4",
+                p.step,
+                p.loss,
+                (p.accuracy * 4.0).round()
+            );
+        }
+        ControlFlow::Continue(())
+    })?;
+    let last = outcome.last.expect("at least one step");
+    match first_all_right {
+        Some(k) => println!("\nall four signs right from step {k} (after {k} SGD updates)"),
+        None => println!("\nthe signs were never all right"),
+    }
+    println!(
+        "loss {:.4} <= 0.25 after {} updates (stop: {:?}; {} backward sweep(s) per step)",
+        last.loss,
+        outcome.updates,
+        outcome.stop,
+        trainer.sweeps()
+    );
+    println!("\nPredictions:");
+    for s in data::xor() {
+        let mut out = [0.0];
+        MODEL.forward(&params, &s.x, &mut out)?;
+        println!("  input={:?}  target={:2}  pred={:6.3}", s.x, s.y, out[0]);
+    }
+    Ok(())
+}

@@ -1,0 +1,297 @@
+//! Whole-network gradients from the trainer's tape against two independent references, for
+//! every loss and every activation: central finite differences of the plain-`f64` objective,
+//! and forward mode (one `Dual` pass per parameter) through the very same generic code.
+
+use autograd_core::{central_step, compare, Dual, Tape, TapeError, Tolerance};
+use autograd_nn::data::{self, Sample};
+use autograd_nn::{
+    boxed_tape, Activation, BceWithLogits, Hinge, Init, Loss, Mlp, NnError, Objective, Reduction,
+    Rng, SoftmaxCrossEntropy, SquaredError, Trainer,
+};
+
+/// Tape gradient, forward-mode gradient and central differences of `objective` at `params`.
+fn three_gradients<L: Loss, const D: usize, const P: usize, const I: usize>(
+    objective: &Objective<L, D>,
+    params: &[f64; P],
+    batch: &[Sample<I>],
+) -> ([f64; P], [f64; P], [f64; P]) {
+    let mut tape = boxed_tape::<f64, 20_000>();
+    let mut trainer = Trainer::new(&mut *tape, params).unwrap();
+    let stats = trainer.gradient(objective, params, batch).unwrap();
+    let reverse = *trainer.grads();
+    assert_eq!(trainer.sweeps(), 1, "the batch fits: one sweep");
+    let plain = objective.evaluate(params, batch).unwrap();
+    assert!((stats.loss - plain).abs() <= 1e-12 * plain.abs().max(1.0));
+
+    let mut forward = [0.0; P];
+    for (k, g) in forward.iter_mut().enumerate() {
+        let duals: [Dual<f64>; P] =
+            core::array::from_fn(|i| Dual::new(params[i], if i == k { 1.0 } else { 0.0 }));
+        let y = objective.evaluate(&duals, batch).unwrap();
+        assert_eq!(y.re, plain);
+        *g = y.eps;
+    }
+
+    let mut central = [0.0; P];
+    for (k, g) in central.iter_mut().enumerate() {
+        let h = central_step(params[k]);
+        let (mut up, mut down) = (*params, *params);
+        up[k] += h;
+        down[k] -= h;
+        let (fu, fd) = (
+            objective.evaluate(&up, batch).unwrap(),
+            objective.evaluate(&down, batch).unwrap(),
+        );
+        *g = (fu - fd) / (up[k] - down[k]);
+    }
+    (reverse, forward, central)
+}
+
+fn assert_gradients_agree<L: Loss, const D: usize, const P: usize, const I: usize>(
+    name: &str,
+    objective: &Objective<L, D>,
+    params: &[f64; P],
+    batch: &[Sample<I>],
+) {
+    let (reverse, forward, central) = three_gradients(objective, params, batch);
+    let modes = compare(&reverse, &forward, Tolerance::between_modes::<f64>()).unwrap();
+    assert!(modes.passed, "{name}: reverse vs forward: {modes}");
+    let fd = compare(&reverse, &central, Tolerance::finite_differences::<f64>()).unwrap();
+    assert!(fd.passed, "{name}: reverse vs central differences: {fd}");
+    // Not a vacuous comparison: most parameters get a non-zero gradient.
+    let nonzero = reverse.iter().filter(|g| g.abs() > 1e-9).count();
+    assert!(
+        nonzero * 2 > P,
+        "{name}: only {nonzero} of {P} gradients are non-zero"
+    );
+}
+
+fn init<const D: usize, const P: usize>(model: &Mlp<D>, init: Init, seed: u64) -> [f64; P] {
+    let mut p = [0.0; P];
+    model.init(&mut p, init, &mut Rng::new(seed)).unwrap();
+    // Non-zero biases so that every bias's gradient path is exercised off the kinks.
+    let mut rng = Rng::new(seed ^ 0xB1A5);
+    for x in p.iter_mut().filter(|x| **x == 0.0) {
+        *x = rng.uniform(-0.3, 0.3);
+    }
+    p
+}
+
+const HIDDEN: [Activation; 5] = [
+    Activation::Tanh,
+    Activation::Relu,
+    Activation::LeakyRelu(0.05),
+    Activation::Sigmoid,
+    Activation::Linear,
+];
+
+#[test]
+fn squared_error_gradients_agree_for_every_activation() {
+    let batch = data::moons::<7>(0.1, 3);
+    for (i, hidden) in HIDDEN.into_iter().enumerate() {
+        for output in [Activation::Tanh, Activation::Linear, Activation::Sigmoid] {
+            let model = Mlp::new([2, 4, 3, 1], hidden, output);
+            let params: [f64; 31] = init(&model, Init::Uniform, 10 + i as u64);
+            for reduction in [Reduction::Mean, Reduction::Sum] {
+                let objective = Objective::new(model, SquaredError)
+                    .with_reduction(reduction)
+                    .with_l2(1e-3);
+                let name = format!("mse {hidden:?}/{output:?}/{reduction:?}");
+                assert_gradients_agree(&name, &objective, &params, &batch);
+            }
+        }
+    }
+}
+
+#[test]
+fn hinge_gradients_agree_on_micrograd_shaped_networks() {
+    let batch = data::moons::<9>(0.1, 4);
+    for (i, hidden) in HIDDEN.into_iter().enumerate() {
+        let model = Mlp::new([2, 5, 4, 1], hidden, Activation::Linear);
+        let params: [f64; 44] = init(&model, Init::Uniform, 20 + i as u64);
+        let objective = Objective::new(model, Hinge).with_l2(1e-4);
+        assert_gradients_agree(&format!("hinge {hidden:?}"), &objective, &params, &batch);
+    }
+}
+
+#[test]
+fn bce_gradients_agree() {
+    let batch = data::moons::<8>(0.2, 5);
+    for (i, hidden) in HIDDEN.into_iter().enumerate() {
+        let model = Mlp::new([2, 4, 1], hidden, Activation::Linear);
+        let params: [f64; 17] = init(&model, Init::Xavier, 30 + i as u64);
+        let objective = Objective::new(model, BceWithLogits).with_l2(1e-2);
+        assert_gradients_agree(&format!("bce {hidden:?}"), &objective, &params, &batch);
+    }
+}
+
+#[test]
+fn softmax_cross_entropy_gradients_agree() {
+    let batch = data::spiral::<9>(3, 0.2, 6);
+    for (i, hidden) in HIDDEN.into_iter().enumerate() {
+        let model = Mlp::new([2, 5, 4, 3], hidden, Activation::Linear);
+        let params: [f64; 54] = init(&model, Init::He, 40 + i as u64);
+        let objective = Objective::new(model, SoftmaxCrossEntropy).with_l2(1e-3);
+        assert_gradients_agree(&format!("softmax {hidden:?}"), &objective, &params, &batch);
+    }
+}
+
+#[test]
+fn softmax_gradient_is_probabilities_minus_one_hot() {
+    // For logits z straight from a linear layer with zero weights, z = biases, and the
+    // gradient of the loss with respect to the biases is softmax(z) - onehot(c).
+    let model = Mlp::new([1, 3], Activation::Linear, Activation::Linear);
+    let params = [0.0, 0.5, 0.0, -1.0, 0.0, 2.0]; // (w, b) per class
+    let batch = [Sample { x: [0.7], y: 1.0 }];
+    let objective = Objective::new(model, SoftmaxCrossEntropy);
+    let mut tape = Tape::<f64, 128>::new();
+    let mut trainer = Trainer::new(&mut tape, &params).unwrap();
+    trainer.gradient(&objective, &params, &batch).unwrap();
+    let z = [0.5_f64, -1.0, 2.0];
+    let total: f64 = z.iter().map(|z| z.exp()).sum();
+    for k in 0..3 {
+        let p = z[k].exp() / total;
+        let expected = p - if k == 1 { 1.0 } else { 0.0 };
+        assert!((trainer.grads()[2 * k + 1] - expected).abs() < 1e-15);
+        assert!((trainer.grads()[2 * k] - 0.7 * expected).abs() < 1e-15);
+    }
+}
+
+#[test]
+fn hinge_gradient_matches_the_hand_derived_one() {
+    // One linear neuron s = w x + b with y = +1 inside the margin: L = 1 - s, so
+    // dL/dw = -x and dL/db = -1; outside the margin every gradient is 0 (relu'(0) = 0 too).
+    let model = Mlp::new([1, 1], Activation::Linear, Activation::Linear);
+    let objective = Objective::new(model, Hinge);
+    let mut tape = Tape::<f64, 32>::new();
+    let params = [0.5, 0.1];
+    let mut trainer = Trainer::new(&mut tape, &params).unwrap();
+    trainer
+        .gradient(&objective, &params, &[Sample { x: [0.8], y: 1.0 }])
+        .unwrap();
+    assert_eq!(*trainer.grads(), [-0.8, -1.0]);
+    trainer
+        .gradient(&objective, &params, &[Sample { x: [1.8], y: 1.0 }])
+        .unwrap(); // s = 1.0: exactly on the margin, relu'(0) = 0
+    assert_eq!(*trainer.grads(), [0.0, 0.0]);
+}
+
+#[test]
+fn a_small_tape_gives_the_same_gradient_in_several_sweeps() {
+    const MODEL: Mlp<4> = Mlp::new([2, 8, 8, 1], Activation::Relu, Activation::Linear);
+    const P: usize = MODEL.param_count();
+    let batch = data::moons::<40>(0.1, 9);
+    let params: [f64; P] = init(&MODEL, Init::Uniform, 9);
+    let objective = Objective::new(MODEL, Hinge).with_l2(1e-4);
+
+    let mut big = boxed_tape::<f64, 20_000>();
+    let mut one = Trainer::new(&mut *big, &params).unwrap();
+    let full = one.gradient(&objective, &params, &batch).unwrap();
+    assert_eq!(one.sweeps(), 1);
+    let per_sample = one.nodes_per_sample();
+    // 2 inputs, the forward pass, the hinge (const, mul, offset, relu) and the running sum.
+    assert_eq!(per_sample, 2 + MODEL.forward_nodes() + 4 + 1);
+
+    // Room for the parameters, the penalty and three samples per sweep.
+    const ROOM: usize = P + 2 * P + 1 + 3 * (MODEL.forward_nodes() + 7) + 4;
+    let mut small = boxed_tape::<f64, ROOM>();
+    let mut chunked = Trainer::new(&mut *small, &params).unwrap();
+    let parts = chunked.gradient(&objective, &params, &batch).unwrap();
+    // The first sweep holds the penalty and three samples, each later one four.
+    assert_eq!(
+        chunked.sweeps(),
+        1 + (40 - 3 + 3) / 4,
+        "{} sweeps",
+        chunked.sweeps()
+    );
+    assert_eq!(parts.correct, full.correct);
+    assert!((parts.loss - full.loss).abs() < 1e-13);
+    let c = compare(
+        chunked.grads(),
+        one.grads(),
+        Tolerance::between_modes::<f64>(),
+    )
+    .unwrap();
+    assert!(c.passed, "{c}");
+
+    // Too small for the penalty together with a sample: the penalty gets a sweep of its own.
+    let mut tiny = boxed_tape::<f64, { P + MODEL.forward_nodes() + 20 }>();
+    let mut alone = Trainer::new(&mut *tiny, &params).unwrap();
+    alone.gradient(&objective, &params, &batch).unwrap();
+    assert_eq!(alone.sweeps(), 41);
+    let c = compare(
+        alone.grads(),
+        one.grads(),
+        Tolerance::between_modes::<f64>(),
+    )
+    .unwrap();
+    assert!(c.passed, "{c}");
+}
+
+#[test]
+fn a_tape_too_small_for_one_sample_is_an_error_not_a_panic() {
+    const MODEL: Mlp<3> = Mlp::new([2, 8, 1], Activation::Tanh, Activation::Linear);
+    const P: usize = MODEL.param_count();
+    let params = [0.1; P];
+    let mut tape = Tape::<f64, { P + 10 }>::new();
+    let mut trainer = Trainer::new(&mut tape, &params).unwrap();
+    let err = trainer
+        .gradient(&Objective::new(MODEL, SquaredError), &params, &data::xor())
+        .unwrap_err();
+    assert_eq!(
+        err,
+        NnError::Tape(TapeError::CapacityExceeded { capacity: P + 10 })
+    );
+    assert!(err.to_string().contains("capacity"));
+
+    let mut tiny = Tape::<f64, 5>::new();
+    assert!(matches!(
+        Trainer::new(&mut tiny, &params),
+        Err(NnError::Tape(TapeError::CapacityExceeded { capacity: 5 }))
+    ));
+}
+
+#[test]
+fn bad_input_is_reported() {
+    let model = Mlp::new([2, 3, 3], Activation::Tanh, Activation::Linear);
+    let objective = Objective::new(model, SoftmaxCrossEntropy);
+    let params = [0.0; 21];
+    let bad_label = [Sample {
+        x: [0.0, 0.0],
+        y: 3.0,
+    }];
+    assert_eq!(
+        objective.evaluate(&params, &bad_label),
+        Err(NnError::BadLabel {
+            label: 3.0,
+            classes: 3
+        })
+    );
+    let half = [Sample {
+        x: [0.0, 0.0],
+        y: 0.5,
+    }];
+    assert!(objective.evaluate(&params, &half).is_err());
+    let empty: [Sample<2>; 0] = [];
+    assert_eq!(
+        objective.evaluate(&params, &empty),
+        Err(NnError::EmptyBatch)
+    );
+    let wrong_inputs = [Sample {
+        x: [0.0; 3],
+        y: 0.0,
+    }];
+    assert!(matches!(
+        objective.evaluate(&params, &wrong_inputs),
+        Err(NnError::LengthMismatch { what: "inputs", .. })
+    ));
+    let mut tape = Tape::<f64, 256>::new();
+    let mut trainer = Trainer::new(&mut tape, &params).unwrap();
+    assert!(trainer.gradient(&objective, &params, &bad_label).is_err());
+    // The trainer is still usable afterwards.
+    let ok = [Sample {
+        x: [1.0, 0.5],
+        y: 2.0,
+    }];
+    assert!(trainer.gradient(&objective, &params, &ok).is_ok());
+}
