@@ -1,0 +1,233 @@
+//! Second order: Rosenbrock's Hessian at several points against its formula, by forward over
+//! reverse and by forward over forward; Hessian-vector products equal `H · v`; every operation's
+//! second derivative against the hand-derived one.
+
+use autograd_core::{
+    compare, hessian, hessian_forward, hessian_vector_product, DiffError, Dual, Function, Number,
+    Tape, Tolerance,
+};
+
+fn rosenbrock<T: Number>(x: &[T]) -> T {
+    let mut s = T::zero();
+    for w in x.windows(2) {
+        s = s + T::from_f64(100.0) * (w[1] - w[0].powi(2)).powi(2) + (T::one() - w[0]).powi(2);
+    }
+    s
+}
+struct Rosenbrock;
+impl Function for Rosenbrock {
+    fn eval<T: Number>(&self, x: &[T]) -> T {
+        rosenbrock(x)
+    }
+}
+
+/// The analytic Hessian: tridiagonal, `H_ii = 1200 x_i^2 - 400 x_{i+1} + 2 (+ 200 if i > 0)`,
+/// `H_{n-1,n-1} = 200`, `H_{i,i+1} = -400 x_i`.
+fn rosenbrock_hessian(x: &[f64], h: &mut [f64]) {
+    let n = x.len();
+    h.iter_mut().for_each(|v| *v = 0.0);
+    for i in 0..n - 1 {
+        h[i * n + i] += 1200.0 * x[i] * x[i] - 400.0 * x[i + 1] + 2.0;
+        h[(i + 1) * n + i + 1] += 200.0;
+        h[i * n + i + 1] = -400.0 * x[i];
+        h[(i + 1) * n + i] = -400.0 * x[i];
+    }
+}
+
+fn rosenbrock_gradient(x: &[f64], g: &mut [f64]) {
+    let n = x.len();
+    g.iter_mut().for_each(|v| *v = 0.0);
+    for i in 0..n - 1 {
+        let t = x[i + 1] - x[i] * x[i];
+        g[i] += -400.0 * x[i] * t - 2.0 * (1.0 - x[i]);
+        g[i + 1] += 200.0 * t;
+    }
+}
+
+const POINTS: [[f64; 5]; 4] = [
+    [1.0, 1.0, 1.0, 1.0, 1.0],
+    [-1.2, 1.0, -1.2, 1.0, -1.2],
+    [0.5, 0.51, 0.52, 0.53, 0.54],
+    [2.0, -0.3, 0.7, -1.9, 0.05],
+];
+
+#[test]
+fn rosenbrock_hessian_matches_the_formula_in_both_second_order_modes() {
+    let mut tape = Tape::<Dual<f64>, 256>::new();
+    let tight = Tolerance::new(1e-12, 1e-14);
+    for n in [2, 3, 5] {
+        for p in POINTS {
+            let x = &p[..n];
+            let (mut exact_h, mut exact_g) = ([0.0; 25], [0.0; 5]);
+            rosenbrock_hessian(x, &mut exact_h[..n * n]);
+            rosenbrock_gradient(x, &mut exact_g[..n]);
+
+            let (mut g1, mut h1) = ([0.0; 5], [0.0; 25]);
+            let y1 = hessian(&Rosenbrock, &mut tape, x, &mut g1[..n], &mut h1[..n * n]).unwrap();
+            let (mut g2, mut h2) = ([0.0; 5], [0.0; 25]);
+            let y2 = hessian_forward(&Rosenbrock, x, &mut g2[..n], &mut h2[..n * n]).unwrap();
+            assert_eq!(y1, rosenbrock(x));
+            assert_eq!(y2, rosenbrock(x));
+            for (name, h, g) in [("fwd-over-rev", &h1, &g1), ("fwd-over-fwd", &h2, &g2)] {
+                let c = compare(&h[..n * n], &exact_h[..n * n], tight).unwrap();
+                assert!(c.passed, "{name} Hessian, n = {n}, x = {x:?}: {c}");
+                let c = compare(&g[..n], &exact_g[..n], tight).unwrap();
+                assert!(c.passed, "{name} gradient, n = {n}, x = {x:?}: {c}");
+            }
+            assert!(tape.is_empty());
+        }
+    }
+    // The classic point by hand: x = (-1.2, 1): H = [[1330, 480], [480, 200]].
+    let (mut g, mut h) = ([0.0; 2], [0.0; 4]);
+    hessian(&Rosenbrock, &mut tape, &[-1.2, 1.0], &mut g, &mut h).unwrap();
+    let c = compare(&h, &[1330.0, 480.0, 480.0, 200.0], tight).unwrap();
+    assert!(c.passed, "{c}");
+    let c = compare(&g, &[-215.6, -88.0], tight).unwrap();
+    assert!(c.passed, "{c}");
+}
+
+#[test]
+fn hessian_vector_product_equals_h_times_v() {
+    let mut tape = Tape::<Dual<f64>, 256>::new();
+    let n = 5;
+    let vs = [
+        [1.0, 0.0, 0.0, 0.0, 0.0],
+        [0.3, -1.0, 2.0, 0.5, -0.25],
+        [0.0; 5],
+    ];
+    for p in POINTS {
+        let mut h = [0.0; 25];
+        rosenbrock_hessian(&p, &mut h);
+        for v in vs {
+            let mut hv_exact = [0.0; 5];
+            for i in 0..n {
+                hv_exact[i] = (0..n).map(|j| h[i * n + j] * v[j]).sum();
+            }
+            let (mut g, mut hv) = ([0.0; 5], [0.0; 5]);
+            hessian_vector_product(&Rosenbrock, &mut tape, &p, &v, &mut g, &mut hv).unwrap();
+            let c = compare(&hv, &hv_exact, Tolerance::new(1e-12, 1e-14)).unwrap();
+            assert!(c.passed, "x = {p:?}, v = {v:?}: {c}");
+        }
+    }
+}
+
+/// One operation at a time, second derivatives by hand.
+#[derive(Clone, Copy, Debug)]
+enum Op {
+    Exp,
+    Ln,
+    Sqrt,
+    Sin,
+    Cos,
+    Tan,
+    Tanh,
+    Sigmoid,
+    Softplus,
+    Powi3,
+    Powf,
+    Recip,
+    PowXY,
+}
+
+impl Function for Op {
+    fn eval<T: Number>(&self, x: &[T]) -> T {
+        let a = x[0];
+        match self {
+            Op::Exp => a.exp(),
+            Op::Ln => a.ln(),
+            Op::Sqrt => a.sqrt(),
+            Op::Sin => a.sin(),
+            Op::Cos => a.cos(),
+            Op::Tan => a.tan(),
+            Op::Tanh => a.tanh(),
+            Op::Sigmoid => a.sigmoid(),
+            Op::Softplus => a.softplus(),
+            Op::Powi3 => a.powi(3),
+            Op::Powf => a.powf(2.5),
+            Op::Recip => T::one() / a,
+            Op::PowXY => a.pow(x[1]),
+        }
+    }
+}
+
+#[test]
+fn second_derivative_of_every_smooth_operation() {
+    let mut tape = Tape::<Dual<f64>, 32>::new();
+    for a in [0.3_f64, 0.9, 1.4] {
+        let s = 1.0 / (1.0 + (-a).exp());
+        let t = a.tanh();
+        let sec2 = 1.0 / (a.cos() * a.cos());
+        let cases = [
+            (Op::Exp, a.exp()),
+            (Op::Ln, -1.0 / (a * a)),
+            (Op::Sqrt, -0.25 * a.powf(-1.5)),
+            (Op::Sin, -a.sin()),
+            (Op::Cos, -a.cos()),
+            (Op::Tan, 2.0 * sec2 * a.tan()),
+            (Op::Tanh, -2.0 * t * (1.0 - t * t)),
+            (Op::Sigmoid, s * (1.0 - s) * (1.0 - 2.0 * s)),
+            (Op::Softplus, s * (1.0 - s)),
+            (Op::Powi3, 6.0 * a),
+            (Op::Powf, 2.5 * 1.5 * a.powf(0.5)),
+            (Op::Recip, 2.0 / (a * a * a)),
+        ];
+        for (op, exact) in cases {
+            let (mut g, mut h1, mut h2) = ([0.0], [0.0], [0.0]);
+            hessian(&op, &mut tape, &[a], &mut g, &mut h1).unwrap();
+            hessian_forward(&op, &[a], &mut g, &mut h2).unwrap();
+            for h in [h1[0], h2[0]] {
+                assert!(
+                    (h - exact).abs() <= 1e-13 * (1.0 + exact.abs()),
+                    "{op:?}''({a}) = {h}, by hand {exact}"
+                );
+            }
+        }
+        // x^y: the full 2x2 Hessian by hand at (a, 1.7).
+        let (x, y) = (a, 1.7_f64);
+        let z = x.powf(y);
+        let exact = [
+            y * (y - 1.0) * x.powf(y - 2.0),
+            x.powf(y - 1.0) * (1.0 + y * x.ln()),
+            x.powf(y - 1.0) * (1.0 + y * x.ln()),
+            x.ln() * x.ln() * z,
+        ];
+        let (mut g, mut h1, mut h2) = ([0.0; 2], [0.0; 4], [0.0; 4]);
+        hessian(&Op::PowXY, &mut tape, &[x, y], &mut g, &mut h1).unwrap();
+        hessian_forward(&Op::PowXY, &[x, y], &mut g, &mut h2).unwrap();
+        let tol = Tolerance::new(1e-13, 1e-13);
+        assert!(
+            compare(&h1, &exact, tol).unwrap().passed,
+            "{h1:?} vs {exact:?}"
+        );
+        assert!(
+            compare(&h2, &exact, tol).unwrap().passed,
+            "{h2:?} vs {exact:?}"
+        );
+    }
+}
+
+#[test]
+fn forward_over_reverse_needs_room_on_the_tape() {
+    let mut tape = Tape::<Dual<f64>, 4>::new();
+    let (mut g, mut h) = ([0.0; 3], [0.0; 9]);
+    let err = hessian(&Rosenbrock, &mut tape, &[1.0; 3], &mut g, &mut h).unwrap_err();
+    assert!(matches!(err, DiffError::Tape(_)), "{err}");
+    assert!(tape.is_empty() && tape.check().is_ok());
+    let err = hessian_forward(&Rosenbrock, &[1.0; 3], &mut g, &mut h[..8]).unwrap_err();
+    assert_eq!(err.to_string(), "Hessian slice has length 8, expected 9");
+}
+
+#[test]
+fn hessian_in_f32() {
+    let mut tape = Tape::<Dual<f32>, 64>::new();
+    let x = [-1.2_f32, 1.0];
+    let (mut g, mut h) = ([0.0_f32; 2], [0.0_f32; 4]);
+    hessian(&Rosenbrock, &mut tape, &x, &mut g, &mut h).unwrap();
+    let c = compare(
+        &h,
+        &[1330.0, 480.0, 480.0, 200.0],
+        Tolerance::between_modes::<f32>(),
+    )
+    .unwrap();
+    assert!(c.passed, "{c}");
+}
