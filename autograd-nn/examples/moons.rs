@@ -6,6 +6,8 @@
 //!
 //! `cargo run --release -p autograd-nn --example moons [-- OUT.svg [SEED]]`
 //! (default output: `target/moons.svg`, default seed 1337, micrograd's).
+//!
+//! `tests/examples.rs` includes this file and checks the claims printed here.
 use std::error::Error;
 use std::ops::ControlFlow;
 use std::process::ExitCode;
@@ -13,8 +15,8 @@ use std::time::Instant;
 
 use autograd_nn::data::{self, Sample};
 use autograd_nn::{
-    boxed_tape, Activation, Hinge, Init, LearningRate, Mlp, Objective, Rng, Sgd, TrainConfig,
-    Trainer,
+    boxed_tape, Activation, Hinge, Init, LearningRate, Mlp, NnError, Objective, Rng, Sgd, Stats,
+    TrainConfig, Trainer,
 };
 use plotters::prelude::*;
 
@@ -39,8 +41,18 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match run(&out, seed) {
-        Ok(()) => ExitCode::SUCCESS,
+    let run = match train(seed, true) {
+        Ok(run) => run,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match draw(&out, &run.params, &run.data, &run.losses) {
+        Ok(()) => {
+            println!("wrote {out}");
+            ExitCode::SUCCESS
+        }
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::from(2)
@@ -48,7 +60,24 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(out: &str, seed: u64) -> Result<(), Box<dyn Error>> {
+/// A finished run.
+pub struct MoonsRun {
+    /// Trained parameters.
+    pub params: [f64; P],
+    /// The training points.
+    pub data: [Sample<2>; N],
+    /// Loss at each step (before its update).
+    pub losses: Vec<f64>,
+    /// Loss and accuracy after the last update.
+    pub stats: Stats,
+    /// Updates made.
+    pub updates: usize,
+    /// Wall-clock seconds per training step.
+    pub seconds_per_step: f64,
+}
+
+/// Trains from `seed`, printing progress if `verbose`.
+pub fn train(seed: u64, verbose: bool) -> Result<MoonsRun, NnError> {
     let mut data = data::moons::<N>(0.1, seed);
     let mut params = [0.0_f64; P];
     MODEL.init(&mut params, Init::Uniform, &mut Rng::new(seed))?;
@@ -61,11 +90,13 @@ fn run(out: &str, seed: u64) -> Result<(), Box<dyn Error>> {
         end: 0.1,
         steps: STEPS,
     });
-    println!(
-        "two moons: {N} points, MLP [2, 16, 16, 1] relu, {P} parameters, hinge + 1e-4 L2, \
+    if verbose {
+        println!(
+            "two moons: {N} points, MLP [2, 16, 16, 1] relu, {P} parameters, hinge + 1e-4 L2, \
          tape of {TAPE_NODES} nodes ({:.1} MB)",
-        (TAPE_NODES * 24) as f64 / 1e6
-    );
+            (TAPE_NODES * 24) as f64 / 1e6
+        );
+    }
     let mut losses = Vec::with_capacity(STEPS);
     let start = Instant::now();
     let outcome = trainer.train(
@@ -76,7 +107,7 @@ fn run(out: &str, seed: u64) -> Result<(), Box<dyn Error>> {
         &TrainConfig::steps(STEPS),
         |p| {
             losses.push(p.loss);
-            if p.step % 10 == 0 || p.step + 1 == STEPS {
+            if verbose && (p.step % 10 == 0 || p.step + 1 == STEPS) {
                 println!(
                     "step {:3} loss {:.6}, accuracy {:5.1}%  (lr {:.3})",
                     p.step,
@@ -88,26 +119,33 @@ fn run(out: &str, seed: u64) -> Result<(), Box<dyn Error>> {
             ControlFlow::Continue(())
         },
     )?;
-    let elapsed = start.elapsed();
+    let seconds_per_step = start.elapsed().as_secs_f64() / outcome.updates.max(1) as f64;
     let stats = objective.stats(&params, &data)?;
-    println!(
-        "after {} steps: loss {:.6}, training accuracy {:.1}% ({}/{})",
-        outcome.updates,
-        stats.loss,
-        stats.accuracy() * 100.0,
-        stats.correct,
-        stats.samples
-    );
-    println!(
-        "time per training step: {:.3} ms ({} backward sweep(s) of {} nodes per sample; \
-         micrograd in Python: about 2.9 s)",
-        elapsed.as_secs_f64() * 1e3 / outcome.updates.max(1) as f64,
-        trainer.sweeps(),
-        trainer.nodes_per_sample()
-    );
-    draw(out, &params, &data, &losses)?;
-    println!("wrote {out}");
-    Ok(())
+    if verbose {
+        println!(
+            "after {} steps: loss {:.6}, training accuracy {:.1}% ({}/{})",
+            outcome.updates,
+            stats.loss,
+            stats.accuracy() * 100.0,
+            stats.correct,
+            stats.samples
+        );
+        println!(
+            "time per training step: {:.3} ms ({} backward sweep(s), {} nodes per sample; \
+             micrograd in Python: about 2.9 s)",
+            seconds_per_step * 1e3,
+            trainer.sweeps(),
+            trainer.nodes_per_sample()
+        );
+    }
+    Ok(MoonsRun {
+        params,
+        data,
+        losses,
+        stats,
+        updates: outcome.updates,
+        seconds_per_step,
+    })
 }
 
 fn score(params: &[f64; P], x: f64, y: f64) -> f64 {
@@ -118,7 +156,8 @@ fn score(params: &[f64; P], x: f64, y: f64) -> f64 {
     s[0]
 }
 
-fn draw(
+/// Writes the SVG: decision boundary with the points, and the loss curve.
+pub fn draw(
     path: &str,
     params: &[f64; P],
     data: &[Sample<2>],

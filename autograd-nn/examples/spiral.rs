@@ -1,16 +1,18 @@
 //! Three-class spiral (CS231n's toy set: 100 points per arm, angle noise 0.2), MLP
 //! [2, 16, 16, 3] with relu hidden layers and linear logits, He initialisation, softmax
-//! cross-entropy, full-batch Adam (lr 0.02), trained until 95 % of the training points are
-//! classified right (at most 2000 steps).
+//! cross-entropy, full-batch Adam (lr 0.02), trained until 99 % of the training points are
+//! classified right (the issue asks for 95 %; at most 2000 steps).
 //!
 //! `cargo run --release -p autograd-nn --example spiral [-- SEED]`
+//!
+//! `tests/examples.rs` includes this file and checks the claims printed here.
 use std::ops::ControlFlow;
 use std::process::ExitCode;
 use std::time::Instant;
 
 use autograd_nn::{
     boxed_tape, data, Activation, Adam, Init, LearningRate, Mlp, Objective, Rng,
-    SoftmaxCrossEntropy, TrainConfig, Trainer,
+    SoftmaxCrossEntropy, Stats, TrainConfig, Trainer,
 };
 
 const MODEL: Mlp<4> = Mlp::new([2, 16, 16, 3], Activation::Relu, Activation::Linear);
@@ -29,8 +31,8 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match run(seed) {
-        Ok(()) => ExitCode::SUCCESS,
+    match train(seed, true) {
+        Ok(_) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::FAILURE
@@ -38,7 +40,9 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(seed: u64) -> Result<(), autograd_nn::NnError> {
+/// Trains from `seed`, printing progress if `verbose`; returns the final loss and accuracy and
+/// the number of Adam steps taken.
+pub fn train(seed: u64, verbose: bool) -> Result<(Stats, usize), autograd_nn::NnError> {
     let mut data = data::spiral::<N>(3, 0.2, seed);
     let mut params = [0.0_f64; P];
     MODEL.init(&mut params, Init::He, &mut Rng::new(seed))?;
@@ -61,7 +65,7 @@ fn run(seed: u64) -> Result<(), autograd_nn::NnError> {
         &mut adam,
         &config,
         |p| {
-            if p.step % 100 == 0 {
+            if verbose && p.step % 10 == 0 {
                 println!(
                     "step {:4} loss {:.4}, accuracy {:5.1}%",
                     p.step,
@@ -74,16 +78,18 @@ fn run(seed: u64) -> Result<(), autograd_nn::NnError> {
     )?;
     let elapsed = start.elapsed();
     let stats = objective.stats(&params, &data)?;
-    println!(
-        "stopped after {} Adam steps ({:?}): loss {:.4}, training accuracy {:.1}% ({}/{}), \
+    if verbose {
+        println!(
+            "stopped after {} Adam steps ({:?}): loss {:.4}, training accuracy {:.1}% ({}/{}), \
          {:.2} ms per step",
-        outcome.updates,
-        outcome.stop,
-        stats.loss,
-        stats.accuracy() * 100.0,
-        stats.correct,
-        stats.samples,
-        elapsed.as_secs_f64() * 1e3 / (outcome.updates + 1) as f64
-    );
-    Ok(())
+            outcome.updates,
+            outcome.stop,
+            stats.loss,
+            stats.accuracy() * 100.0,
+            stats.correct,
+            stats.samples,
+            elapsed.as_secs_f64() * 1e3 / (outcome.updates + 1) as f64
+        );
+    }
+    Ok((stats, outcome.updates))
 }

@@ -149,8 +149,8 @@ fn softmax_gradient_is_probabilities_minus_one_hot() {
     trainer.gradient(&objective, &params, &batch).unwrap();
     let z = [0.5_f64, -1.0, 2.0];
     let total: f64 = z.iter().map(|z| z.exp()).sum();
-    for k in 0..3 {
-        let p = z[k].exp() / total;
+    for (k, z_k) in z.iter().enumerate() {
+        let p = z_k.exp() / total;
         let expected = p - if k == 1 { 1.0 } else { 0.0 };
         assert!((trainer.grads()[2 * k + 1] - expected).abs() < 1e-15);
         assert!((trainer.grads()[2 * k] - 0.7 * expected).abs() < 1e-15);
@@ -200,7 +200,7 @@ fn a_small_tape_gives_the_same_gradient_in_several_sweeps() {
     // The first sweep holds the penalty and three samples, each later one four.
     assert_eq!(
         chunked.sweeps(),
-        1 + (40 - 3 + 3) / 4,
+        1 + (40_usize - 3).div_ceil(4),
         "{} sweeps",
         chunked.sweeps()
     );
