@@ -281,18 +281,6 @@ pub(crate) fn partials<S: Scalar>(op: Op, x: S, y: S, z: S, n: i32) -> (S, S) {
     }
 }
 
-/// `dy/dx` of a one-input operation (see [`partials`]).
-#[inline(always)]
-pub(crate) fn unary_derivative<S: Scalar>(op: Op, x: S, z: S, n: i32) -> S {
-    partials(op, x, S::ZERO, z, n).0
-}
-
-/// `(dz/dx, dz/dy)` of a two-input operation (see [`partials`]).
-#[inline(always)]
-pub(crate) fn binary_derivative<S: Scalar>(op: Op, x: S, y: S, z: S) -> (S, S) {
-    partials(op, x, y, z, 0)
-}
-
 /// `c x^(c-1)`, with `c = 0` giving 0 everywhere (the function is constant).
 #[inline(always)]
 fn power_derivative<S: Scalar>(x: S, c: S) -> S {

@@ -1,8 +1,799 @@
-//! `cargo xtask check` (not implemented yet).
+//! `cargo xtask check`: the gradient-check suites, batched and run in parallel with rayon.
+//!
+//! Every case differentiates one function by reverse mode (the tape), forward mode (dual numbers)
+//! and central finite differences, then compares reverse with forward (tight tolerance: both are
+//! exact up to rounding) and reverse with finite differences (loose: truncation and cancellation
+//! error), with PyTorch's rule `|a - b| <= atol + rtol |b|`.
+//!
+//! Skip rule (stated, counted, never silent), as PyTorch's gradcheck and Stan's finite-difference
+//! tests do in spirit:
+//! - a case whose value, reverse-mode gradient or any intermediate value is not finite is skipped
+//!   as `non-finite` (where the function or a part of it is undefined, modes legitimately differ:
+//!   `0 * inf` is NaN in forward mode, while reverse mode never multiplies a zero adjoint);
+//! - the finite-difference comparison of a case is skipped as `near-kink` when a relu/abs/
+//!   leaky_relu argument or a max/min pair is within 8 steps `h` of its kink (the difference
+//!   quotient straddles the kink there), and as `fd-domain` when a step leaves the function's
+//!   domain (a non-finite difference); reverse vs forward is still compared for such cases.
+//! - the finite-difference reference, always computed in `f64` (for `f32` cases at the `f32`
+//!   point), is the Richardson extrapolation `(4 D(h/4) - D(h/2)) / 3` of
+//!   central differences `D` with `h/2`, `h` the core's step `cbrt(eps) max(1, |x|)` (error
+//!   O(h^4) instead of O(h^2)); where it and the same extrapolation one step coarser disagree by
+//!   more than 10 % the reference is unreliable (a pole or a rapidly oscillating function within a step, e.g. `sin` at 1e4 in
+//!   f32) and the comparison is skipped as `fd-unstable`.
 
+mod expr;
+mod suites;
+
+use std::cell::RefCell;
+use std::fmt::Write as _;
+use std::io::IsTerminal;
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
-/// Runs the task with its arguments.
-pub fn run(_args: &[String]) -> Result<ExitCode, String> {
-    Err("`cargo xtask check` is not implemented yet".to_string())
+use autograd_core::{gradient_forward, gradient_reverse, Function, Scalar, Tape, TapeView};
+use rayon::prelude::*;
+
+const HELP: &str = "\
+cargo xtask check [options]
+
+Runs the gradient-check suites: every case compares reverse mode with forward mode (tight) and
+with central finite differences (loose). Exit code 0 if every case passed, 1 if any failed,
+2 for bad arguments.
+
+Options:
+  --quick            a few seconds: fewer points and expressions (CI uses this)
+  --seed N           seed for the random points and expressions (default 1)
+  --filter SUITE     run one suite: ops, seeds, expressions, nn, second-order
+  --cases N          number of random cases per randomized suite (default 2000, quick 200)
+  --threads N        worker threads (default: all cores; 1 = sequential)
+  --json PATH        write every figure of the report as JSON
+  -h, --help         this text
+";
+
+/// The suites, in report order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Suite {
+    Ops,
+    Seeds,
+    Expressions,
+    Nn,
+    SecondOrder,
+}
+
+impl Suite {
+    const ALL: [Suite; 5] = [
+        Suite::Ops,
+        Suite::Seeds,
+        Suite::Expressions,
+        Suite::Nn,
+        Suite::SecondOrder,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            Suite::Ops => "ops",
+            Suite::Seeds => "seeds",
+            Suite::Expressions => "expressions",
+            Suite::Nn => "nn",
+            Suite::SecondOrder => "second-order",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub quick: bool,
+    pub seed: u64,
+    pub filter: Option<Suite>,
+    pub cases: usize,
+    pub threads: usize,
+    pub json: Option<PathBuf>,
+}
+
+fn parse(args: &[String]) -> Result<Option<Options>, String> {
+    let mut o = Options {
+        quick: false,
+        seed: 1,
+        filter: None,
+        cases: 0,
+        threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        json: None,
+    };
+    let mut cases = None;
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        let mut value = |name: &str| {
+            it.next()
+                .cloned()
+                .ok_or_else(|| format!("`{name}` needs a value\n\n{HELP}"))
+        };
+        match arg.as_str() {
+            "-h" | "--help" => return Ok(None),
+            "--quick" => o.quick = true,
+            "--seed" => o.seed = number(&value("--seed")?, "--seed")?,
+            "--cases" => cases = Some(number(&value("--cases")?, "--cases")? as usize),
+            "--threads" => {
+                o.threads = number(&value("--threads")?, "--threads")? as usize;
+                if o.threads == 0 {
+                    return Err("`--threads` must be at least 1".into());
+                }
+            }
+            "--json" => o.json = Some(PathBuf::from(value("--json")?)),
+            "--filter" => {
+                let v = value("--filter")?;
+                o.filter = Some(Suite::ALL.into_iter().find(|s| s.name() == v).ok_or_else(
+                    || {
+                        format!(
+                            "unknown suite `{v}`; expected one of: ops, seeds, expressions, \
+                                 nn, second-order"
+                        )
+                    },
+                )?);
+            }
+            other => return Err(format!("unknown option `{other}`\n\n{HELP}")),
+        }
+    }
+    o.cases = cases.unwrap_or(if o.quick { 200 } else { 2000 });
+    Ok(Some(o))
+}
+
+fn number(s: &str, name: &str) -> Result<u64, String> {
+    s.parse()
+        .map_err(|_| format!("`{name}` expects a non-negative integer, got `{s}`"))
+}
+
+/// Why a case, or its finite-difference comparison, was not compared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Skip {
+    NonFinite,
+    NearKink,
+    FdDomain,
+    FdUnstable,
+}
+
+impl Skip {
+    fn name(self) -> &'static str {
+        match self {
+            Skip::NonFinite => "non-finite",
+            Skip::NearKink => "near-kink",
+            Skip::FdDomain => "fd-domain",
+            Skip::FdUnstable => "fd-unstable",
+        }
+    }
+}
+
+/// Worst error of one comparison in one case.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Error {
+    pub abs: f64,
+    pub rel: f64,
+}
+
+/// What one case found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Outcome {
+    /// `None` if every comparison that ran passed.
+    pub failure: Option<String>,
+    /// The whole case was skipped.
+    pub skipped: Option<Skip>,
+    /// Only the finite-difference comparison was skipped.
+    pub fd_skipped: Option<Skip>,
+    /// Reverse vs forward (or vs an exact reference).
+    pub exact: Option<Error>,
+    /// Reverse vs finite differences.
+    pub fd: Option<Error>,
+}
+
+impl Outcome {
+    fn skipped(reason: Skip) -> Self {
+        Outcome {
+            failure: None,
+            skipped: Some(reason),
+            fd_skipped: None,
+            exact: None,
+            fd: None,
+        }
+    }
+}
+
+/// One case: a name that identifies it and the work to do.
+pub struct Case {
+    pub suite: Suite,
+    pub name: String,
+    pub run: Box<dyn Fn() -> Outcome + Send + Sync>,
+}
+
+/// Tolerances of the two comparisons for one scalar type.
+#[derive(Clone, Copy, Debug)]
+pub struct Tolerance {
+    pub exact_atol: f64,
+    pub exact_rtol: f64,
+    pub fd_atol: f64,
+    pub fd_rtol: f64,
+}
+
+/// Worst element of `a` against reference `b` under `|a - b| <= atol + rtol |b|`:
+/// (passes, worst abs error, worst rel error, index of the worst violation or largest error).
+pub fn compare(a: &[f64], b: &[f64], atol: f64, rtol: f64) -> (bool, Error, usize) {
+    let mut worst = Error::default();
+    let mut worst_index = 0;
+    let mut worst_excess = f64::NEG_INFINITY;
+    let mut ok = true;
+    for (i, (&x, &y)) in a.iter().zip(b).enumerate() {
+        let abs = (x - y).abs();
+        let pass = abs <= atol + rtol * y.abs() || x == y;
+        ok &= pass;
+        worst.abs = worst.abs.max(abs);
+        // Relative error where it means something: errors within the absolute floor `atol`
+        // (references near zero) count as 0 relative error; NaN propagates.
+        let rel = if abs <= atol { 0.0 } else { abs / y.abs() };
+        worst.rel = if rel.is_nan() {
+            f64::NAN
+        } else {
+            worst.rel.max(rel)
+        };
+        let excess = abs - (atol + rtol * y.abs());
+        if excess > worst_excess || excess.is_nan() {
+            worst_excess = excess;
+            worst_index = i;
+        }
+    }
+    (ok, worst, worst_index)
+}
+
+/// A scalar type the suites check in, with a per-thread tape and its tolerances.
+pub trait CheckScalar: Scalar + Send + Sync {
+    const NAME: &'static str;
+    const TOL: Tolerance;
+    fn with_tape<R>(f: impl FnOnce(&mut TapeView<Self>) -> R) -> R;
+}
+
+const TAPE_NODES: usize = 1 << 16;
+
+thread_local! {
+    static TAPE_F64: RefCell<Box<Tape<f64, TAPE_NODES>>> = RefCell::new(Box::new(Tape::new()));
+    static TAPE_F32: RefCell<Box<Tape<f32, TAPE_NODES>>> = RefCell::new(Box::new(Tape::new()));
+}
+
+impl CheckScalar for f64 {
+    const NAME: &'static str = "f64";
+    // Reverse and forward are both exact up to rounding: 1e-12 relative. Central differences
+    // with h = cbrt(eps) max(1, |x|) have error ~ eps^(2/3) ~ 4e-11 relative at best, more where
+    // third derivatives are large: 1e-6.
+    const TOL: Tolerance = Tolerance {
+        exact_atol: 1e-12,
+        exact_rtol: 1e-12,
+        fd_atol: 1e-6,
+        fd_rtol: 1e-5,
+    };
+    fn with_tape<R>(f: impl FnOnce(&mut TapeView<Self>) -> R) -> R {
+        TAPE_F64.with(|t| f(&mut t.borrow_mut()))
+    }
+}
+
+impl CheckScalar for f32 {
+    const NAME: &'static str = "f32";
+    // eps = 1.2e-7: modes agree to a few ulps of the intermediate values; central differences
+    // bottom out near eps^(2/3) ~ 2.4e-5 relative, so 1e-2 leaves room for conditioning.
+    const TOL: Tolerance = Tolerance {
+        exact_atol: 1e-5,
+        exact_rtol: 1e-4,
+        fd_atol: 2e-3,
+        fd_rtol: 2e-2,
+    };
+    fn with_tape<R>(f: impl FnOnce(&mut TapeView<Self>) -> R) -> R {
+        TAPE_F32.with(|t| f(&mut t.borrow_mut()))
+    }
+}
+
+fn fmt_vec(v: &[f64]) -> String {
+    let mut s = String::from("[");
+    for (i, x) in v.iter().enumerate() {
+        if i > 0 {
+            s.push_str(", ");
+        }
+        let _ = write!(s, "{x:.17e}");
+    }
+    s.push(']');
+    s
+}
+
+/// Reverse vs forward vs central differences of `f` at `x`, in scalar `S`.
+///
+/// `kink_distance` is how far (in the inputs' units) the point is from the nearest kink of `f`
+/// (NaN if an intermediate value is not finite);
+/// `describe` names the function for a failure report.
+pub fn gradient_case<S: CheckScalar, F: Function + ?Sized>(
+    f: &F,
+    x: &[f64],
+    kink_distance: f64,
+    describe: &dyn Fn() -> String,
+) -> Outcome {
+    if kink_distance.is_nan() {
+        // The caller's walk met a non-finite intermediate value.
+        return Outcome::skipped(Skip::NonFinite);
+    }
+    let n = x.len();
+    let xs: Vec<S> = x.iter().map(|&v| S::from_f64(v)).collect();
+    let mut rev = vec![S::ZERO; n];
+    let value = match S::with_tape(|tape| gradient_reverse(f, tape, &xs, &mut rev)) {
+        Ok(v) => v,
+        Err(e) => {
+            return failure(format!("{}: reverse mode failed: {e}", describe()));
+        }
+    };
+    if !value.is_finite() || rev.iter().any(|g| !g.is_finite()) {
+        return Outcome::skipped(Skip::NonFinite);
+    }
+    let mut fwd = vec![S::ZERO; n];
+    if let Err(e) = gradient_forward(f, &xs, &mut fwd) {
+        return failure(format!("{}: forward mode failed: {e}", describe()));
+    }
+    let to64 = |v: &[S]| v.iter().map(|g| g.to_f64()).collect::<Vec<f64>>();
+    let (rev64, fwd64) = (to64(&rev), to64(&fwd));
+    let tol = S::TOL;
+    let (ok, exact, i) = compare(&rev64, &fwd64, tol.exact_atol, tol.exact_rtol);
+    let mut outcome = Outcome {
+        failure: None,
+        skipped: None,
+        fd_skipped: None,
+        exact: Some(exact),
+        fd: None,
+    };
+    let point = || fmt_vec(&xs.iter().map(|v| v.to_f64()).collect::<Vec<_>>());
+    if !ok {
+        outcome.failure = Some(format!(
+            "{} ({}) at x = {}\n  reverse vs forward differ at index {i}\n  reverse = {}\n  forward = {}",
+            describe(),
+            S::NAME,
+            point(),
+            fmt_vec(&rev64),
+            fmt_vec(&fwd64)
+        ));
+        return outcome;
+    }
+    let h_max = x
+        .iter()
+        .fold(0.0_f64, |m, &v| m.max(S::EPSILON.cbrt() * v.abs().max(1.0)));
+    if kink_distance < 8.0 * h_max {
+        outcome.fd_skipped = Some(Skip::NearKink);
+        return outcome;
+    }
+    let at: Vec<f64> = xs.iter().map(|v| v.to_f64()).collect();
+    let fd64 = match richardson(f, &at) {
+        Ok(fd) => fd,
+        Err(reason) => {
+            outcome.fd_skipped = Some(reason);
+            return outcome;
+        }
+    };
+    let (ok, err, i) = compare(&rev64, &fd64, tol.fd_atol, tol.fd_rtol);
+    outcome.fd = Some(err);
+    if !ok {
+        outcome.failure = Some(format!(
+            "{} ({}) at x = {}\n  reverse vs finite differences differ at index {i}\n  reverse = {}\n  central = {}",
+            describe(),
+            S::NAME,
+            point(),
+            fmt_vec(&rev64),
+            fmt_vec(&fd64)
+        ));
+    }
+    outcome
+}
+
+/// Central differences of `f` at `x`, Richardson-extrapolated, always evaluated in `f64` (for an
+/// `f32` case at the `f32` point: the reference is then far more accurate than the result it
+/// checks). See the module docs for the rule.
+fn richardson<F: Function + ?Sized>(f: &F, point: &[f64]) -> Result<Vec<f64>, Skip> {
+    let mut x = point.to_vec();
+    let mut out = Vec::with_capacity(x.len());
+    for i in 0..x.len() {
+        let xi = point[i];
+        let h = f64::EPSILON.cbrt() * xi.abs().max(1.0);
+        let mut diff = |step: f64| {
+            x[i] = xi + step;
+            let up: f64 = f.eval(&x);
+            x[i] = xi - step;
+            let down: f64 = f.eval(&x);
+            x[i] = xi;
+            // Divide by the steps actually taken (x + h rounds).
+            (up - down) / ((xi + step) - (xi - step))
+        };
+        let (d1, d2, d4) = (diff(h), diff(h / 2.0), diff(h / 4.0));
+        if !d1.is_finite() || !d2.is_finite() || !d4.is_finite() {
+            return Err(Skip::FdDomain);
+        }
+        let coarse = (4.0 * d2 - d1) / 3.0;
+        let r = (4.0 * d4 - d2) / 3.0;
+        let scale = 0.1 * (r.abs() + 1e-6);
+        if (coarse - r).abs() > scale || (d2 - d4).abs() > scale {
+            return Err(Skip::FdUnstable);
+        }
+        out.push(r);
+    }
+    Ok(out)
+}
+
+pub fn failure(message: String) -> Outcome {
+    Outcome {
+        failure: Some(message),
+        skipped: None,
+        fd_skipped: None,
+        exact: None,
+        fd: None,
+    }
+}
+
+/// Figures of one suite.
+#[derive(Clone, Debug, Default)]
+struct Summary {
+    cases: usize,
+    passed: usize,
+    failed: usize,
+    skipped: usize,
+    skips: Vec<(Skip, usize)>,
+    fd_skips: Vec<(Skip, usize)>,
+    worst_exact: Option<(Error, String)>,
+    worst_fd: Option<(Error, String)>,
+}
+
+fn bump(list: &mut Vec<(Skip, usize)>, s: Skip) {
+    match list.iter_mut().find(|(k, _)| *k == s) {
+        Some((_, n)) => *n += 1,
+        None => list.push((s, 1)),
+    }
+}
+
+fn worse(slot: &mut Option<(Error, String)>, e: Error, name: &str) {
+    if slot
+        .as_ref()
+        .is_none_or(|(w, _)| e.rel > w.rel || (e.rel == w.rel && e.abs > w.abs))
+    {
+        *slot = Some((e, name.to_string()));
+    }
+}
+
+fn run_batch(cases: &[Case], threads: usize, progress: &Progress) -> Result<Vec<Outcome>, String> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .stack_size(16 << 20)
+        .build()
+        .map_err(|e| format!("cannot start {threads} worker threads: {e}"))?;
+    Ok(pool.install(|| {
+        cases
+            .par_iter()
+            .map(|c| {
+                let o = (c.run)();
+                progress.tick();
+                o
+            })
+            .collect()
+    }))
+}
+
+/// A progress bar that appears only on a terminal and only after a couple of seconds.
+struct Progress {
+    bar: indicatif::ProgressBar,
+    start: Instant,
+    shown: AtomicUsize,
+    tty: bool,
+}
+
+impl Progress {
+    fn new(len: usize, label: &str) -> Self {
+        let bar = indicatif::ProgressBar::with_draw_target(
+            Some(len as u64),
+            indicatif::ProgressDrawTarget::hidden(),
+        );
+        if let Ok(style) =
+            indicatif::ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} {eta}")
+        {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        bar.set_message(label.to_string());
+        Progress {
+            bar,
+            start: Instant::now(),
+            shown: AtomicUsize::new(0),
+            tty: std::io::stderr().is_terminal(),
+        }
+    }
+    fn tick(&self) {
+        if self.tty
+            && self.start.elapsed() > Duration::from_secs(2)
+            && self.shown.swap(1, Ordering::Relaxed) == 0
+        {
+            self.bar
+                .set_draw_target(indicatif::ProgressDrawTarget::stderr());
+        }
+        self.bar.inc(1);
+    }
+    fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+pub fn run(args: &[String]) -> Result<ExitCode, String> {
+    let Some(options) = parse(args)? else {
+        print!("{HELP}");
+        return Ok(ExitCode::SUCCESS);
+    };
+    let suites: Vec<Suite> = Suite::ALL
+        .into_iter()
+        .filter(|s| options.filter.is_none_or(|f| f == *s))
+        .collect();
+    let mut cases = Vec::new();
+    for &suite in &suites {
+        cases.extend(suites::cases(suite, &options));
+    }
+    println!(
+        "cargo xtask check: {} cases in {} suite(s), seed {}, {} thread(s){}",
+        cases.len(),
+        suites.len(),
+        options.seed,
+        options.threads,
+        if options.quick { ", quick" } else { "" }
+    );
+
+    let progress = Progress::new(cases.len(), "checking");
+    let start = Instant::now();
+    let outcomes = run_batch(&cases, options.threads, &progress)?;
+    let wall = start.elapsed();
+    progress.finish();
+
+    // The same batch on one thread: the speedup figure, and a determinism check (parallel and
+    // sequential runs must find exactly the same).
+    let sequential = if options.threads > 1 {
+        let progress = Progress::new(cases.len(), "sequential");
+        let start = Instant::now();
+        let seq = run_batch(&cases, 1, &progress)?;
+        progress.finish();
+        let t = start.elapsed();
+        // Compare as text so that identical NaNs compare equal.
+        if format!("{seq:?}") != format!("{outcomes:?}") {
+            return Err(
+                "parallel and sequential runs disagree: the checks are not deterministic".into(),
+            );
+        }
+        Some(t)
+    } else {
+        None
+    };
+
+    let mut summaries: Vec<(Suite, Summary)> =
+        suites.iter().map(|s| (*s, Summary::default())).collect();
+    let mut failures = Vec::new();
+    for (case, outcome) in cases.iter().zip(&outcomes) {
+        let s = &mut summaries
+            .iter_mut()
+            .find(|(k, _)| *k == case.suite)
+            .expect("suite listed")
+            .1;
+        s.cases += 1;
+        if let Some(reason) = outcome.skipped {
+            s.skipped += 1;
+            bump(&mut s.skips, reason);
+            continue;
+        }
+        if let Some(reason) = outcome.fd_skipped {
+            bump(&mut s.fd_skips, reason);
+        }
+        if let Some(e) = outcome.exact {
+            worse(&mut s.worst_exact, e, &case.name);
+        }
+        if let Some(e) = outcome.fd {
+            worse(&mut s.worst_fd, e, &case.name);
+        }
+        match &outcome.failure {
+            None => s.passed += 1,
+            Some(msg) => {
+                s.failed += 1;
+                failures.push(format!("[{}] {}: {}", case.suite.name(), case.name, msg));
+            }
+        }
+    }
+
+    for f in &failures {
+        println!("FAILED {f}\n");
+    }
+    print_table(&summaries);
+    let (passed, failed, skipped) = summaries.iter().fold((0, 0, 0), |(p, f, k), (_, s)| {
+        (p + s.passed, f + s.failed, k + s.skipped)
+    });
+    let speedup = sequential.map(|t| t.as_secs_f64() / wall.as_secs_f64().max(1e-9));
+    match (sequential, speedup) {
+        (Some(t), Some(x)) => println!(
+            "wall time {:.2} s on {} threads, {:.2} s on 1 thread: speedup {:.2}x",
+            wall.as_secs_f64(),
+            options.threads,
+            t.as_secs_f64(),
+            x
+        ),
+        _ => println!("wall time {:.2} s on 1 thread", wall.as_secs_f64()),
+    }
+    if let Some(path) = &options.json {
+        let json = to_json(
+            &options, &summaries, wall, sequential, passed, failed, skipped,
+        );
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        }
+        std::fs::write(path, json).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        println!("report written to {}", path.display());
+    }
+    println!("{passed} passed, {failed} failed, {skipped} skipped");
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+fn skip_list(list: &[(Skip, usize)]) -> String {
+    if list.is_empty() {
+        return "-".into();
+    }
+    let mut sorted = list.to_vec();
+    sorted.sort();
+    sorted
+        .iter()
+        .map(|(k, n)| format!("{n} {}", k.name()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn worst_cell(w: &Option<(Error, String)>) -> (String, String) {
+    match w {
+        Some((e, name)) => (format!("{:.1e} / {:.1e}", e.abs, e.rel), name.clone()),
+        None => ("-".into(), "-".into()),
+    }
+}
+
+fn print_table(summaries: &[(Suite, Summary)]) {
+    for (suite, s) in summaries {
+        println!("\nsuite {}", suite.name());
+        println!(
+            "  cases {:>6}   passed {:>6}   failed {:>4}   skipped {:>4} ({})",
+            s.cases,
+            s.passed,
+            s.failed,
+            s.skipped,
+            skip_list(&s.skips)
+        );
+        println!(
+            "  finite-difference comparison skipped: {}",
+            skip_list(&s.fd_skips)
+        );
+        let (e, en) = worst_cell(&s.worst_exact);
+        let (f, fname) = worst_cell(&s.worst_fd);
+        println!("  worst reverse vs exact/forward (abs / rel): {e:<20} in {en}");
+        println!("  worst reverse vs finite diff.  (abs / rel): {f:<20} in {fname}");
+    }
+    println!();
+}
+
+fn json_str(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn json_num(x: f64) -> String {
+    if x.is_finite() {
+        format!("{x:e}")
+    } else {
+        "null".into()
+    }
+}
+
+fn json_worst(w: &Option<(Error, String)>) -> String {
+    match w {
+        Some((e, name)) => format!(
+            "{{\"abs\": {}, \"rel\": {}, \"case\": {}}}",
+            json_num(e.abs),
+            json_num(e.rel),
+            json_str(name)
+        ),
+        None => "null".into(),
+    }
+}
+
+fn json_skips(list: &[(Skip, usize)]) -> String {
+    let items: Vec<String> = list
+        .iter()
+        .map(|(k, n)| format!("{}: {n}", json_str(k.name())))
+        .collect();
+    format!("{{{}}}", items.join(", "))
+}
+
+fn to_json(
+    o: &Options,
+    summaries: &[(Suite, Summary)],
+    wall: Duration,
+    sequential: Option<Duration>,
+    passed: usize,
+    failed: usize,
+    skipped: usize,
+) -> String {
+    let suites: Vec<String> = summaries
+        .iter()
+        .map(|(suite, s)| {
+            format!(
+                "    {{\"suite\": {}, \"cases\": {}, \"passed\": {}, \"failed\": {}, \"skipped\": {}, \
+                 \"skips\": {}, \"fd_skips\": {}, \"worst_exact\": {}, \"worst_fd\": {}}}",
+                json_str(suite.name()),
+                s.cases,
+                s.passed,
+                s.failed,
+                s.skipped,
+                json_skips(&s.skips),
+                json_skips(&s.fd_skips),
+                json_worst(&s.worst_exact),
+                json_worst(&s.worst_fd)
+            )
+        })
+        .collect();
+    format!(
+        "{{\n  \"seed\": {},\n  \"quick\": {},\n  \"threads\": {},\n  \"wall_seconds\": {},\n  \
+         \"sequential_seconds\": {},\n  \"speedup\": {},\n  \"passed\": {passed},\n  \
+         \"failed\": {failed},\n  \"skipped\": {skipped},\n  \"suites\": [\n{}\n  ]\n}}\n",
+        o.seed,
+        o.quick,
+        o.threads,
+        json_num(wall.as_secs_f64()),
+        sequential.map_or("null".into(), |t| json_num(t.as_secs_f64())),
+        sequential.map_or("null".into(), |t| json_num(
+            t.as_secs_f64() / wall.as_secs_f64().max(1e-9)
+        )),
+        suites.join(",\n")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compare_uses_pytorchs_rule() {
+        let (ok, e, i) = compare(&[1.0, 2.0 + 1e-9], &[1.0, 2.0], 0.0, 1e-8);
+        assert!(ok);
+        assert_eq!(i, 1);
+        assert!((e.abs - 1e-9).abs() < 1e-15);
+        let (ok, _, i) = compare(&[1.0, 2.1, 3.0], &[1.0, 2.0, 3.0], 1e-3, 1e-3);
+        assert!(!ok);
+        assert_eq!(i, 1);
+        let (ok, _, _) = compare(&[f64::NAN], &[1.0], 1.0, 1.0);
+        assert!(!ok);
+    }
+
+    #[test]
+    fn arguments_are_validated() {
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        assert!(parse(&s(&["--threads", "0"])).is_err());
+        assert!(parse(&s(&["--filter", "nope"])).is_err());
+        assert!(parse(&s(&["--seed"])).is_err());
+        assert!(parse(&s(&["--bogus"])).is_err());
+        let o = parse(&s(&["--quick", "--filter", "ops", "--seed", "9"]))
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (o.quick, o.filter, o.seed, o.cases),
+            (true, Some(Suite::Ops), 9, 200)
+        );
+    }
 }

@@ -1,0 +1,371 @@
+//! Expression trees over every operation: generated from a seed, evaluated generically (so the
+//! same tree runs as plain f64, on the tape and on dual numbers), printed for reproduction.
+
+use std::fmt;
+
+use autograd_core::Number;
+
+/// Operations with one argument.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unary {
+    Neg,
+    Exp,
+    Ln,
+    Sqrt,
+    Sin,
+    Cos,
+    Tan,
+    Tanh,
+    Sigmoid,
+    Relu,
+    Abs,
+    Softplus,
+}
+
+impl Unary {
+    pub const ALL: [Unary; 12] = [
+        Unary::Neg,
+        Unary::Exp,
+        Unary::Ln,
+        Unary::Sqrt,
+        Unary::Sin,
+        Unary::Cos,
+        Unary::Tan,
+        Unary::Tanh,
+        Unary::Sigmoid,
+        Unary::Relu,
+        Unary::Abs,
+        Unary::Softplus,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Unary::Neg => "neg",
+            Unary::Exp => "exp",
+            Unary::Ln => "ln",
+            Unary::Sqrt => "sqrt",
+            Unary::Sin => "sin",
+            Unary::Cos => "cos",
+            Unary::Tan => "tan",
+            Unary::Tanh => "tanh",
+            Unary::Sigmoid => "sigmoid",
+            Unary::Relu => "relu",
+            Unary::Abs => "abs",
+            Unary::Softplus => "softplus",
+        }
+    }
+
+    fn apply<T: Number>(self, x: T) -> T {
+        match self {
+            Unary::Neg => -x,
+            Unary::Exp => x.exp(),
+            Unary::Ln => x.ln(),
+            Unary::Sqrt => x.sqrt(),
+            Unary::Sin => x.sin(),
+            Unary::Cos => x.cos(),
+            Unary::Tan => x.tan(),
+            Unary::Tanh => x.tanh(),
+            Unary::Sigmoid => x.sigmoid(),
+            Unary::Relu => x.relu(),
+            Unary::Abs => x.abs(),
+            Unary::Softplus => x.softplus(),
+        }
+    }
+}
+
+/// Operations with two arguments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Binary {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Pow,
+    Max,
+    Min,
+}
+
+impl Binary {
+    pub const ALL: [Binary; 7] = [
+        Binary::Add,
+        Binary::Sub,
+        Binary::Mul,
+        Binary::Div,
+        Binary::Pow,
+        Binary::Max,
+        Binary::Min,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Binary::Add => "+",
+            Binary::Sub => "-",
+            Binary::Mul => "*",
+            Binary::Div => "/",
+            Binary::Pow => "pow",
+            Binary::Max => "max",
+            Binary::Min => "min",
+        }
+    }
+
+    fn apply<T: Number>(self, a: T, b: T) -> T {
+        match self {
+            Binary::Add => a + b,
+            Binary::Sub => a - b,
+            Binary::Mul => a * b,
+            Binary::Div => a / b,
+            Binary::Pow => a.pow(b),
+            Binary::Max => a.max(b),
+            Binary::Min => a.min(b),
+        }
+    }
+}
+
+/// An expression over inputs `x0, x1, ...`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Expr {
+    Input(usize),
+    Const(f64),
+    Unary(Unary, Box<Expr>),
+    Binary(Binary, Box<Expr>, Box<Expr>),
+    Powi(Box<Expr>, i32),
+    Powf(Box<Expr>, f64),
+    LeakyRelu(Box<Expr>, f64),
+    /// Sum of several terms (exercises n-ary accumulation).
+    Sum(Vec<Expr>),
+}
+
+impl Expr {
+    pub fn x(i: usize) -> Expr {
+        Expr::Input(i)
+    }
+    pub fn un(op: Unary, a: Expr) -> Expr {
+        Expr::Unary(op, Box::new(a))
+    }
+    pub fn bin(op: Binary, a: Expr, b: Expr) -> Expr {
+        Expr::Binary(op, Box::new(a), Box::new(b))
+    }
+
+    /// Evaluates the tree with any `Number`: plain, on a tape, or on dual numbers.
+    pub fn eval<T: Number>(&self, x: &[T]) -> T {
+        match self {
+            Expr::Input(i) => x[*i],
+            Expr::Const(c) => T::from_f64(*c),
+            Expr::Unary(op, a) => op.apply(a.eval(x)),
+            Expr::Binary(op, a, b) => op.apply(a.eval(x), b.eval(x)),
+            Expr::Powi(a, n) => a.eval(x).powi(*n),
+            Expr::Powf(a, c) => a.eval(x).powf(*c),
+            Expr::LeakyRelu(a, s) => a.eval(x).leaky_relu(*s),
+            Expr::Sum(terms) => {
+                let mut acc = T::zero();
+                for t in terms {
+                    acc = acc + t.eval(x);
+                }
+                acc
+            }
+        }
+    }
+
+    /// Distance (in f64, at `x`) from the nearest non-differentiable point any sub-expression
+    /// sits at: the argument of relu/abs/leaky_relu to 0, the two arguments of max/min to each
+    /// other. `f64::INFINITY` if the expression has no kink; NaN if any intermediate value is not
+    /// finite.
+    pub fn kink_distance(&self, x: &[f64]) -> f64 {
+        let mut nearest = f64::INFINITY;
+        self.visit_kinks(x, &mut nearest);
+        nearest
+    }
+
+    fn visit_kinks(&self, x: &[f64], nearest: &mut f64) -> f64 {
+        let v = self.visit_kinks_inner(x, nearest);
+        if !v.is_finite() {
+            *nearest = f64::NAN;
+        }
+        v
+    }
+
+    fn visit_kinks_inner(&self, x: &[f64], nearest: &mut f64) -> f64 {
+        match self {
+            Expr::Input(i) => x[*i],
+            Expr::Const(c) => *c,
+            Expr::Unary(op, a) => {
+                let v = a.visit_kinks(x, nearest);
+                if matches!(op, Unary::Relu | Unary::Abs) {
+                    *nearest = min_nan(*nearest, v.abs());
+                }
+                op.apply(v)
+            }
+            Expr::Binary(op, a, b) => {
+                let (u, v) = (a.visit_kinks(x, nearest), b.visit_kinks(x, nearest));
+                if matches!(op, Binary::Max | Binary::Min) {
+                    *nearest = min_nan(*nearest, (u - v).abs());
+                }
+                op.apply(u, v)
+            }
+            Expr::Powi(a, n) => a.visit_kinks(x, nearest).powi(*n),
+            Expr::Powf(a, c) => Number::powf(a.visit_kinks(x, nearest), *c),
+            Expr::LeakyRelu(a, s) => {
+                let v = a.visit_kinks(x, nearest);
+                *nearest = min_nan(*nearest, v.abs());
+                v.leaky_relu(*s)
+            }
+            Expr::Sum(terms) => terms.iter().map(|t| t.visit_kinks(x, nearest)).sum(),
+        }
+    }
+
+    /// Every operation the tree uses, for coverage accounting.
+    pub fn size(&self) -> usize {
+        match self {
+            Expr::Input(_) | Expr::Const(_) => 1,
+            Expr::Unary(_, a) | Expr::Powi(a, _) | Expr::Powf(a, _) | Expr::LeakyRelu(a, _) => {
+                1 + a.size()
+            }
+            Expr::Binary(_, a, b) => 1 + a.size() + b.size(),
+            Expr::Sum(t) => 1 + t.iter().map(Expr::size).sum::<usize>(),
+        }
+    }
+}
+
+impl fmt::Display for Expr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Expr::Input(i) => write!(f, "x{i}"),
+            Expr::Const(c) => write!(f, "{c}"),
+            Expr::Unary(Unary::Neg, a) => write!(f, "-({a})"),
+            Expr::Unary(op, a) => write!(f, "{}({a})", op.name()),
+            Expr::Binary(op @ (Binary::Pow | Binary::Max | Binary::Min), a, b) => {
+                write!(f, "{}({a}, {b})", op.name())
+            }
+            Expr::Binary(op, a, b) => write!(f, "({a} {} {b})", op.name()),
+            Expr::Powi(a, n) => write!(f, "powi({a}, {n})"),
+            Expr::Powf(a, c) => write!(f, "powf({a}, {c})"),
+            Expr::LeakyRelu(a, s) => write!(f, "leaky_relu({a}, {s})"),
+            Expr::Sum(t) => {
+                f.write_str("sum(")?;
+                for (i, e) in t.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{e}")?;
+                }
+                f.write_str(")")
+            }
+        }
+    }
+}
+
+/// `min` that keeps a NaN (the "non-finite seen" marker).
+fn min_nan(a: f64, b: f64) -> f64 {
+    if a.is_nan() {
+        a
+    } else {
+        a.min(b)
+    }
+}
+
+/// SplitMix64: a small, well-known, seedable generator (Steele, Lea, Flood 2014).
+#[derive(Clone, Debug)]
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Self {
+        Rng(seed)
+    }
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// Uniform in [0, 1).
+    pub fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+    pub fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
+        lo + (hi - lo) * self.unit()
+    }
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
+    }
+}
+
+/// Generates a random tree over `inputs` inputs with depth at most `depth`. Domain-restricted
+/// operations get arguments that keep them mostly in their domain (`ln(softplus(e) + 0.1)`,
+/// `tan(tanh(e))`, `pow(softplus(e) + 0.1, e)`), and `exp` gets a `tanh`-bounded argument, so
+/// most cases are informative; whatever still leaves the domain is counted as skipped.
+pub fn random_expr(rng: &mut Rng, inputs: usize, depth: usize) -> Expr {
+    if depth == 0 || rng.unit() < 0.15 {
+        return if rng.unit() < 0.8 {
+            Expr::Input(rng.below(inputs))
+        } else {
+            Expr::Const((rng.uniform(-3.0, 3.0) * 4.0).round() / 4.0)
+        };
+    }
+    let sub = |rng: &mut Rng| random_expr(rng, inputs, depth - 1);
+    let positive = |e: Expr| Expr::bin(Binary::Add, Expr::un(Unary::Softplus, e), Expr::Const(0.1));
+    match rng.below(18) {
+        0..=5 => {
+            let op = Unary::ALL[rng.below(Unary::ALL.len())];
+            let a = sub(rng);
+            match op {
+                Unary::Ln | Unary::Sqrt => Expr::un(op, positive(a)),
+                Unary::Tan => Expr::un(op, Expr::un(Unary::Tanh, a)),
+                Unary::Exp => Expr::un(op, Expr::un(Unary::Tanh, a)),
+                _ => Expr::un(op, a),
+            }
+        }
+        6..=12 => {
+            let op = Binary::ALL[rng.below(Binary::ALL.len())];
+            let (a, b) = (sub(rng), sub(rng));
+            match op {
+                Binary::Pow => Expr::bin(op, positive(a), Expr::un(Unary::Tanh, b)),
+                Binary::Div => Expr::bin(
+                    op,
+                    a,
+                    Expr::bin(Binary::Add, Expr::Powi(Box::new(b), 2), Expr::Const(0.5)),
+                ),
+                _ => Expr::bin(op, a, b),
+            }
+        }
+        13 => Expr::Powi(Box::new(sub(rng)), rng.below(7) as i32 - 3),
+        14 => Expr::Powf(Box::new(positive(sub(rng))), rng.uniform(-2.0, 3.0)),
+        15 => Expr::LeakyRelu(Box::new(sub(rng)), 0.01 + 0.2 * rng.unit()),
+        _ => {
+            let n = 2 + rng.below(3);
+            Expr::Sum((0..n).map(|_| sub(rng)).collect())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn eval_matches_hand_evaluation() {
+        // relu(x0 * x1 + 1) at (2, 3) = 7
+        let e = Expr::un(
+            Unary::Relu,
+            Expr::bin(
+                Binary::Add,
+                Expr::bin(Binary::Mul, Expr::x(0), Expr::x(1)),
+                Expr::Const(1.0),
+            ),
+        );
+        assert_eq!(e.eval(&[2.0_f64, 3.0]), 7.0);
+        assert_eq!(e.kink_distance(&[2.0, 3.0]), 7.0);
+        assert_eq!(e.to_string(), "relu(((x0 * x1) + 1))");
+    }
+
+    #[test]
+    fn generation_is_deterministic_and_bounded() {
+        let a = random_expr(&mut Rng::new(7), 3, 8);
+        let b = random_expr(&mut Rng::new(7), 3, 8);
+        assert_eq!(a, b);
+        for seed in 0..200 {
+            let e = random_expr(&mut Rng::new(seed), 4, 8);
+            assert!(e.size() < 100_000);
+        }
+    }
+}
