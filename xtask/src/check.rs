@@ -218,13 +218,26 @@ pub struct Tolerance {
 /// (passes, worst abs error, worst rel error, index of the worst violation or largest error).
 pub fn compare(a: &[f64], b: &[f64], atol: f64, rtol: f64) -> (bool, Error, usize) {
     let mut worst = Error::default();
-    let mut worst_index = 0;
-    let mut worst_excess = f64::NEG_INFINITY;
-    let mut ok = true;
+    let (mut largest, mut largest_index) = (f64::NEG_INFINITY, 0);
+    let (mut violation, mut violation_index) = (f64::NEG_INFINITY, None);
     for (i, (&x, &y)) in a.iter().zip(b).enumerate() {
         let abs = (x - y).abs();
-        let pass = abs <= atol + rtol * y.abs() || x == y;
-        ok &= pass;
+        let allowed = atol + rtol * y.abs();
+        let pass = abs <= allowed || x == y;
+        if !pass
+            && (abs - allowed > violation || abs.is_nan())
+            && violation_index.is_none_or(|_| !violation.is_nan())
+        {
+            violation = if abs.is_nan() {
+                f64::NAN
+            } else {
+                abs - allowed
+            };
+            violation_index = Some(i);
+        }
+        if abs > largest {
+            (largest, largest_index) = (abs, i);
+        }
         worst.abs = worst.abs.max(abs);
         // Relative error where it means something: errors within the absolute floor `atol`
         // (references near zero) count as 0 relative error; NaN propagates.
@@ -234,13 +247,11 @@ pub fn compare(a: &[f64], b: &[f64], atol: f64, rtol: f64) -> (bool, Error, usiz
         } else {
             worst.rel.max(rel)
         };
-        let excess = abs - (atol + rtol * y.abs());
-        if excess > worst_excess || excess.is_nan() {
-            worst_excess = excess;
-            worst_index = i;
-        }
     }
-    (ok, worst, worst_index)
+    match violation_index {
+        Some(i) => (false, worst, i),
+        None => (true, worst, largest_index),
+    }
 }
 
 /// A scalar type the suites check in, with a per-thread tape and its tolerances.
