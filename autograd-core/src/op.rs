@@ -199,18 +199,46 @@ pub(crate) fn binary_forward<S: Scalar>(op: Op, x: S, y: S) -> S {
     }
 }
 
-/// Local partial derivatives `(d out/d x, d out/d y)` of every operation, given its inputs `x`,
-/// `y` (unused for one-input operations), its output `z` and the `powi` exponent `n`.
-/// One match, so the backward sweep dispatches once per node. Constant second inputs get 0.
+/// The contributions `(g * dz/dx, g * dz/dy)` of a node `z = op(x, y)` with adjoint `g` to its
+/// inputs' adjoints: the derivative rule of every operation, in the order of the forward rules
+/// above. `y` is unused by one-input operations, `n` is the `powi` exponent. Constant second
+/// inputs get 0.
+///
+/// The operations that dominate typical tapes are written inline, without multiplying by 1, so
+/// the backward loop stays small enough to keep the adjoint chain in registers; the others are
+/// in [`cold_partials`].
 #[inline(always)]
+pub(crate) fn adjoints<S: Scalar>(op: Op, g: S, x: S, y: S, z: S, n: i32) -> (S, S) {
+    match op {
+        Op::Add => (g, g),
+        Op::Sub => (g, -g),
+        Op::Mul => (g * y, g * x),
+        Op::Offset => (g, S::ZERO),
+        Op::Neg | Op::NegOffset => (-g, S::ZERO),
+        Op::Exp => (g * z, S::ZERO),
+        // 1 - tanh^2 and s(1 - s) from the output: finite (0) where the function saturates.
+        Op::Tanh => (g * (S::ONE - z * z), S::ZERO),
+        Op::Sigmoid => (g * (z * (S::ONE - z)), S::ZERO),
+        Op::Relu => (if x > S::ZERO { g } else { S::ZERO }, S::ZERO),
+        _ => {
+            let (dx, dy) = cold_partials(op, x, y, z, n);
+            (g * dx, g * dy)
+        }
+    }
+}
+
+/// `(dz/dx, dz/dy)` of a node (see [`adjoints`], which handles the common operations itself).
 pub(crate) fn partials<S: Scalar>(op: Op, x: S, y: S, z: S, n: i32) -> (S, S) {
+    adjoints(op, S::ONE, x, y, z, n)
+}
+
+/// Derivative rules of the less common operations, out of line.
+#[inline(never)]
+fn cold_partials<S: Scalar>(op: Op, x: S, y: S, z: S, n: i32) -> (S, S) {
     let half = S::from_f64(0.5);
     let unary = |d: S| (d, S::ZERO);
     match op {
         // ---- two inputs ----
-        Op::Add => (S::ONE, S::ONE),
-        Op::Sub => (S::ONE, -S::ONE),
-        Op::Mul => (y, x),
         Op::Div => (S::ONE / y, -z / y),
         // d/dx = y x^(y-1); d/dy = ln(x) x^y, taken as 0 where x = 0 and y >= 0 (PyTorch), so
         // 0^2 does not produce 0 * -inf = NaN.
@@ -250,25 +278,17 @@ pub(crate) fn partials<S: Scalar>(op: Op, x: S, y: S, z: S, n: i32) -> (S, S) {
             }
         }
         // ---- one input (output z = f(x)) ----
-        Op::Neg => unary(-S::ONE),
-        Op::Offset => unary(S::ONE),
-        Op::NegOffset => unary(-S::ONE),
         // n x^(n-1); n = 0 is the constant 1 (avoids 0 * x^-1 = NaN at x = 0).
         Op::Powi => unary(match n {
             0 => S::ZERO,
             1 => S::ONE,
             _ => S::from_f64(n as f64) * x.powi(n - 1),
         }),
-        Op::Exp => unary(z),
         Op::Ln => unary(S::ONE / x),
         Op::Sqrt => unary(half / z),
         Op::Sin => unary(x.cos()),
         Op::Cos => unary(-x.sin()),
         Op::Tan => unary(S::ONE + z * z),
-        // 1 - tanh^2 and s(1 - s) from the output: finite (0) where the function saturates.
-        Op::Tanh => unary(S::ONE - z * z),
-        Op::Sigmoid => unary(z * (S::ONE - z)),
-        Op::Relu => unary(if x > S::ZERO { S::ONE } else { S::ZERO }),
         Op::Abs => unary(if x > S::ZERO {
             S::ONE
         } else if x < S::ZERO {
@@ -277,7 +297,19 @@ pub(crate) fn partials<S: Scalar>(op: Op, x: S, y: S, z: S, n: i32) -> (S, S) {
             S::ZERO
         }),
         Op::Softplus => unary(math::sigmoid(x)),
-        Op::Leaf | Op::Const => (S::ZERO, S::ZERO),
+        // Handled inline by `adjoints` (and leaves/constants have no inputs).
+        Op::Add
+        | Op::Sub
+        | Op::Mul
+        | Op::Offset
+        | Op::Neg
+        | Op::NegOffset
+        | Op::Exp
+        | Op::Tanh
+        | Op::Sigmoid
+        | Op::Relu
+        | Op::Leaf
+        | Op::Const => adjoints(op, S::ONE, x, y, z, n),
     }
 }
 

@@ -351,10 +351,10 @@ impl<S: Scalar> TapeView<S> {
             // Inputs precede the node (creation order), so `a, b < i`: a hit, never a panic.
             let x = nodes[a].value;
             let y = if arity == 2 { nodes[b].value } else { S::ZERO };
-            let (da, db) = op::partials(op, x, y, node.value, node.exponent());
-            nodes[a].grad += g * da;
+            let (ga, gb) = op::adjoints(op, g, x, y, node.value, node.exponent());
+            nodes[a].grad += ga;
             if arity == 2 {
-                nodes[b].grad += g * db;
+                nodes[b].grad += gb;
             }
         }
         Ok(Gradients { tape: self })
