@@ -1,1 +1,329 @@
-fn main() {}
+//! Criterion benchmarks: every mode on the same functions, the moons training step, tape scaling
+//! and batched gradient checks. Run through `cargo xtask bench [--quick]`, which reads the
+//! results back and prints the comparison table.
+//!
+//! Environment: `AUTOGRAD_BENCH_QUICK=1` selects short measurements and fewer sizes;
+//! `AUTOGRAD_BENCH_REPORT=<dir>` is where the counted figures (bytes per node, tape lengths) go
+//! (default `<target>/bench-report`).
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use autograd_bench::batch::{batch, check_parallel, check_sequential};
+use autograd_bench::facts::{self, SCALING_NODES, SIZES};
+use autograd_bench::functions::{point, Function};
+use autograd_bench::modes::central_differences;
+use autograd_bench::scaling::{record_chain, record_wide_sum};
+use autograd_bench::{analytic, moons, nn_step, rc_graph, tape_f32, tape_f64};
+use autograd_core::{gradient_forward, gradient_forward_vec, gradient_reverse, Scalar};
+use autograd_nn::{LearningRate, Sgd};
+use criterion::{BenchmarkId, Criterion, Throughput};
+
+fn quick() -> bool {
+    std::env::var_os("AUTOGRAD_BENCH_QUICK").is_some_and(|v| v != "0")
+}
+
+/// Input sizes for the cheap modes (linear in n) and the quadratic ones (n passes of an O(n)
+/// function: finite differences, forward mode), which stop earlier in a quick run.
+fn sizes(quadratic: bool) -> Vec<usize> {
+    if quick() {
+        let cap = if quadratic { 256 } else { 1024 };
+        [2, 4, 16, 64, 256, 1024]
+            .into_iter()
+            .filter(|&n| n <= cap)
+            .collect()
+    } else {
+        SIZES.to_vec()
+    }
+}
+
+fn config() -> Criterion {
+    let c = Criterion::default();
+    if quick() {
+        c.warm_up_time(Duration::from_millis(100))
+            .measurement_time(Duration::from_millis(300))
+            .sample_size(10)
+            .nresamples(2_000)
+            .without_plots()
+    } else {
+        c.warm_up_time(Duration::from_millis(500))
+            .measurement_time(Duration::from_secs(2))
+            .sample_size(30)
+    }
+}
+
+fn as_f32(x: &[f64]) -> Vec<f32> {
+    x.iter().map(|&v| v as f32).collect()
+}
+
+/// Plain evaluation, hand-written gradient, reverse mode (f64, f32; the core's
+/// `gradient_reverse`), recording alone, forward mode (`Dual`, n passes; `DualVec<f64, 8>`,
+/// n/8 passes), central differences, and (Rosenbrock only) the micrograd-style graph, for each n.
+fn modes(c: &mut Criterion) {
+    for f in Function::ALL {
+        let mut group = c.benchmark_group(f.name());
+        for n in sizes(false) {
+            let x = point(n);
+            let x32 = as_f32(&x);
+            let mut g = vec![0.0; n];
+            let mut g32 = vec![0.0f32; n];
+            group.bench_with_input(BenchmarkId::new("plain_f64", n), &x, |b, x| {
+                b.iter(|| f.eval(black_box(x.as_slice())))
+            });
+            group.bench_with_input(BenchmarkId::new("plain_f32", n), &x32, |b, x| {
+                b.iter(|| f.eval(black_box(x.as_slice())))
+            });
+            group.bench_with_input(BenchmarkId::new("hand_f64", n), &x, |b, x| {
+                b.iter(|| match f {
+                    Function::Rosenbrock => analytic::rosenbrock_gradient(black_box(x), &mut g),
+                    Function::Dense => analytic::dense_gradient(black_box(x), &mut g),
+                })
+            });
+            {
+                let mut tape = tape_f64();
+                group.bench_with_input(BenchmarkId::new("reverse_f64", n), &x, |b, x| {
+                    b.iter(|| gradient_reverse(&f, &mut tape, black_box(x), &mut g).unwrap())
+                });
+                group.bench_with_input(BenchmarkId::new("record_f64", n), &x, |b, x| {
+                    b.iter(|| record_only(&mut tape, f, black_box(x)))
+                });
+            }
+            {
+                let mut tape = tape_f32();
+                group.bench_with_input(BenchmarkId::new("reverse_f32", n), &x32, |b, x| {
+                    b.iter(|| gradient_reverse(&f, &mut tape, black_box(x), &mut g32).unwrap())
+                });
+            }
+            if f == Function::Rosenbrock {
+                group.bench_with_input(BenchmarkId::new("rc_graph", n), &x, |b, x| {
+                    b.iter(|| {
+                        let vals: Vec<rc_graph::Value> =
+                            x.iter().map(|&v| rc_graph::Value::new(v)).collect();
+                        let y = rc_graph::rosenbrock(&vals);
+                        y.backward();
+                        vals.last().map(|v| v.grad())
+                    })
+                });
+            }
+        }
+        for n in sizes(true) {
+            let x = point(n);
+            let mut scratch = x.clone();
+            let mut g = vec![0.0; n];
+            group.bench_function(BenchmarkId::new("finite_diff_f64", n), |b| {
+                b.iter(|| {
+                    central_differences(|x: &[f64]| f.eval(x), black_box(&mut scratch), &mut g)
+                })
+            });
+            group.bench_with_input(BenchmarkId::new("forward_dual_f64", n), &x, |b, x| {
+                b.iter(|| gradient_forward(&f, black_box(x), &mut g).unwrap())
+            });
+            group.bench_with_input(BenchmarkId::new("forward_dual8_f64", n), &x, |b, x| {
+                b.iter(|| gradient_forward_vec::<8, _, _>(&f, black_box(x), &mut g).unwrap())
+            });
+        }
+        group.finish();
+    }
+}
+
+/// Clears the tape and records `f` without a backward sweep (the recording share of a gradient).
+fn record_only<S: Scalar>(tape: &mut autograd_core::TapeView<S>, f: Function, x: &[S]) -> S {
+    tape.clear();
+    let tape: &autograd_core::TapeView<S> = tape;
+    let mut vars = heapless::Vec::<_, { autograd_bench::modes::MAX_INPUTS }>::new();
+    for &v in x {
+        let _ = vars.push(tape.var(v));
+    }
+    f.eval(&vars).value()
+}
+
+/// The moons MLP's loss and its gradient with respect to the 337 parameters in each mode.
+fn moons_loss(c: &mut Criterion) {
+    let data = moons::data();
+    let p = moons::init_params(1);
+    let mut g = vec![0.0; moons::PARAMS];
+    let mut group = c.benchmark_group("moons");
+    let id = |mode: &str| BenchmarkId::new(mode, moons::PARAMS);
+    group.bench_function(id("plain_f64"), |b| {
+        b.iter(|| moons::plain_loss(black_box(&p), &data))
+    });
+    group.bench_function(id("hand_f64"), |b| {
+        b.iter(|| moons::hand_loss_gradient(black_box(&p), &data.x, &data.y, &mut g))
+    });
+    {
+        let mut tape = tape_f64();
+        group.bench_function(id("reverse_f64"), |b| {
+            b.iter(|| moons::tape_loss_gradient(&mut tape, black_box(&p), &data, &mut g).unwrap())
+        });
+    }
+    let mut scratch = p.clone();
+    group.sample_size(10);
+    let loss = moons::MoonsLoss(&data);
+    group.bench_function(id("forward_dual_f64"), |b| {
+        b.iter(|| gradient_forward(&loss, black_box(&p), &mut g).unwrap())
+    });
+    group.bench_function(id("forward_dual8_f64"), |b| {
+        b.iter(|| gradient_forward_vec::<8, _, _>(&loss, black_box(&p), &mut g).unwrap())
+    });
+    group.bench_function(id("finite_diff_f64"), |b| {
+        b.iter(|| {
+            central_differences(
+                |q: &[f64]| moons::plain_loss(q, &data),
+                black_box(&mut scratch),
+                &mut g,
+            )
+        })
+    });
+    group.finish();
+}
+
+/// One full-batch SGD step of micrograd's demo: the tape directly, `autograd-nn`'s `Trainer`,
+/// hand-written backprop, the micrograd-style graph. Every iteration starts from the same parameters, so the work does not
+/// change as the network learns.
+fn moons_step(c: &mut Criterion) {
+    let data = moons::data();
+    let p0 = moons::init_params(1);
+    let lr = 0.5;
+    let mut group = c.benchmark_group("moons_step");
+    let mut p = p0.clone();
+    let mut g = vec![0.0; moons::PARAMS];
+    {
+        let mut tape = tape_f64();
+        group.bench_function("tape", |b| {
+            b.iter(|| {
+                p.copy_from_slice(&p0);
+                let l = moons::tape_loss_gradient(&mut tape, &p, &data, &mut g).unwrap();
+                moons::sgd_step(&mut p, &g, lr);
+                l
+            })
+        });
+    }
+    {
+        let mut tape = tape_f64();
+        let objective = nn_step::objective();
+        let batch = nn_step::samples(&data);
+        let start: [f64; moons::PARAMS] = p0.clone().try_into().expect("337 parameters");
+        let mut params = start;
+        let mut trainer = nn_step::trainer(&mut tape, &start).expect("tape holds the parameters");
+        let mut sgd = Sgd::new(LearningRate::Constant(lr));
+        group.bench_function("nn_trainer", |b| {
+            b.iter(|| {
+                params = start;
+                nn_step::step(&mut trainer, &objective, &mut params, &batch, &mut sgd).unwrap()
+            })
+        });
+    }
+    group.bench_function("hand", |b| {
+        b.iter(|| {
+            p.copy_from_slice(&p0);
+            let l = moons::hand_loss_gradient(&p, &data.x, &data.y, &mut g);
+            moons::sgd_step(&mut p, &g, lr);
+            l
+        })
+    });
+    let params: Vec<rc_graph::Value> = p0.iter().map(|&w| rc_graph::Value::new(w)).collect();
+    let inputs: Vec<[rc_graph::Value; 2]> = data
+        .x
+        .iter()
+        .map(|x| [rc_graph::Value::new(x[0]), rc_graph::Value::new(x[1])])
+        .collect();
+    group.bench_function("rc_graph", |b| {
+        b.iter(|| {
+            for (v, w) in params.iter().zip(&p0) {
+                v.add_data(w - v.data());
+            }
+            rc_graph::moons_step(&params, &inputs, &data.y, lr)
+        })
+    });
+    group.finish();
+}
+
+/// Backward alone over recorded chains and wide sums of 10^3..10^6 nodes (f64; the chain also in
+/// f32), and recording the chain.
+fn scaling(c: &mut Criterion) {
+    let mut group = c.benchmark_group("tape_scaling");
+    if quick() {
+        group.sample_size(10);
+    }
+    for nodes in SCALING_NODES {
+        group.throughput(Throughput::Elements(nodes as u64));
+        let mut tape = tape_f64();
+        tape.clear();
+        let (y, _, _) = record_chain(&tape, nodes);
+        group.bench_function(BenchmarkId::new("backward_chain_f64", nodes), |b| {
+            b.iter(|| tape.backward(y).map(|g| g.wrt(y)).unwrap())
+        });
+        tape.clear();
+        let xs = record_wide_sum(&tape, nodes);
+        let y = *xs.last().expect("a sum");
+        group.bench_function(BenchmarkId::new("backward_wide_f64", nodes), |b| {
+            b.iter(|| tape.backward(y).map(|g| g.wrt(y)).unwrap())
+        });
+        drop(xs);
+        group.bench_function(BenchmarkId::new("record_chain_f64", nodes), |b| {
+            b.iter(|| {
+                tape.clear();
+                record_chain(&tape, nodes).0.value()
+            })
+        });
+        tape.clear();
+        drop(tape);
+        let mut tape = tape_f32();
+        tape.clear();
+        let (y, _, _) = record_chain(&tape, nodes);
+        group.bench_function(BenchmarkId::new("backward_chain_f32", nodes), |b| {
+            b.iter(|| tape.backward(y).map(|g| g.wrt(y)).unwrap())
+        });
+        tape.clear();
+    }
+    group.finish();
+}
+
+/// A batch of gradient checks (reverse vs central differences), sequential vs rayon.
+fn rayon_batch(c: &mut Criterion) {
+    let points = batch(64);
+    let mut group = c.benchmark_group("gradcheck_batch");
+    group.bench_function(BenchmarkId::new("sequential", points.len()), |b| {
+        b.iter(|| check_sequential(black_box(&points)))
+    });
+    group.bench_function(BenchmarkId::new("rayon", points.len()), |b| {
+        b.iter(|| check_parallel(black_box(&points)))
+    });
+    group.finish();
+}
+
+/// Writes the counted figures (bytes per node, tape lengths) as `name<TAB>value` lines.
+fn write_facts() {
+    let dir = std::env::var_os("AUTOGRAD_BENCH_REPORT")
+        .map(std::path::PathBuf::from)
+        .or_else(|| {
+            // <target>/release/deps/<this binary>
+            let exe = std::env::current_exe().ok()?;
+            Some(exe.parent()?.parent()?.parent()?.join("bench-report"))
+        });
+    let Some(dir) = dir else { return };
+    let mut text = String::new();
+    for (name, value) in facts::collect() {
+        text.push_str(&format!("{name}\t{value}\n"));
+    }
+    text.push_str(&format!(
+        "rayon_threads\t{}\n",
+        rayon::current_num_threads()
+    ));
+    if let Err(e) =
+        std::fs::create_dir_all(&dir).and_then(|_| std::fs::write(dir.join("facts.tsv"), text))
+    {
+        eprintln!("warning: could not write {}: {e}", dir.display());
+    }
+}
+
+fn main() {
+    write_facts();
+    let mut c = config().configure_from_args();
+    modes(&mut c);
+    moons_loss(&mut c);
+    moons_step(&mut c);
+    scaling(&mut c);
+    rayon_batch(&mut c);
+    c.final_summary();
+}

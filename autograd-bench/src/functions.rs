@@ -62,6 +62,15 @@ impl Function {
     }
 }
 
+/// The same functions through the core's gradient drivers (`gradient_reverse`,
+/// `gradient_forward`, `gradient_forward_vec`, `gradcheck`).
+impl autograd_core::Function for Function {
+    #[inline]
+    fn eval<T: Number>(&self, x: &[T]) -> T {
+        Function::eval(*self, x)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,6 +9,7 @@
 //!   [`autograd_core::Number`].
 //! - [`analytic`]: their gradients by hand; [`moons`]: micrograd's MLP demo with hand-written
 //!   backprop; [`rc_graph`]: micrograd's reference-counted graph, for comparison.
+//! - [`nn_step`]: the same training step through `autograd-nn`.
 //! - [`modes`]: one full gradient per mode; [`scaling`]: tape shapes of 10^3..10^6 nodes;
 //!   [`batch`]: gradient checks sequential and with rayon; [`facts`]: sizes and tape lengths.
 //!
@@ -35,6 +36,7 @@ pub mod facts;
 pub mod functions;
 pub mod modes;
 pub mod moons;
+pub mod nn_step;
 pub mod rc_graph;
 pub mod scaling;
 

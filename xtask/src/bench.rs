@@ -1,8 +1,1185 @@
-//! `cargo xtask bench` (not implemented yet).
+//! `cargo xtask bench [--quick] [--no-run] [FILTER]`: runs the criterion benchmarks of
+//! `autograd-bench`, reads back the medians criterion wrote (`<target>/criterion/**/new/
+//! estimates.json`) and the counted figures the benchmark binary wrote (`facts.tsv`), prints the
+//! comparison tables, and writes every figure to `<target>/bench-report/summary.json` with a
+//! log-log SVG plot of time against n per mode beside it.
+//!
+//! The speed targets are reported as met or missed, never enforced: the exit code says only
+//! whether the benchmarks ran.
 
-use std::process::ExitCode;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+use std::time::SystemTime;
+
+use crate::project_root;
+
+const HELP: &str = "\
+cargo xtask bench [--quick] [--no-run] [FILTER]
+
+Runs the autograd-bench criterion benchmarks, then prints medians and ratios and writes
+<target>/bench-report/summary.json and <target>/bench-report/time-vs-n.svg.
+
+Options:
+  --quick    short measurements and fewer sizes (about two minutes)
+  --no-run   only report from the results already in <target>/criterion
+  FILTER     a criterion filter (regex over benchmark ids), e.g. 'moons'
+";
+
+/// Modes of the per-n comparison, in table order: (benchmark id, column title).
+const MODES: [(&str, &str); 8] = [
+    ("hand_f64", "hand"),
+    ("reverse_f64", "reverse"),
+    ("reverse_f32", "reverse f32"),
+    ("record_f64", "record only"),
+    ("forward_dual_f64", "fwd Dual"),
+    ("forward_dual8_f64", "fwd DualVec8"),
+    ("finite_diff_f64", "central FD"),
+    ("rc_graph", "Rc graph"),
+];
+
+const FUNCTIONS: [&str; 2] = ["rosenbrock", "dense"];
 
 /// Runs the task with its arguments.
-pub fn run(_args: &[String]) -> Result<ExitCode, String> {
-    Err("`cargo xtask bench` is not implemented yet".to_string())
+pub fn run(args: &[String]) -> Result<ExitCode, String> {
+    let mut quick = false;
+    let mut no_run = false;
+    let mut filter: Option<String> = None;
+    for arg in args {
+        match arg.as_str() {
+            "--quick" => quick = true,
+            "--no-run" => no_run = true,
+            "-h" | "--help" => {
+                print!("{HELP}");
+                return Ok(ExitCode::SUCCESS);
+            }
+            s if s.starts_with('-') => return Err(format!("unknown option `{s}`\n\n{HELP}")),
+            s if filter.is_none() => filter = Some(s.to_string()),
+            s => return Err(format!("only one filter is accepted (got a second: `{s}`)")),
+        }
+    }
+    let target = target_dir();
+    let criterion_dir = target.join("criterion");
+    let report_dir = target.join("bench-report");
+    std::fs::create_dir_all(&report_dir)
+        .map_err(|e| format!("cannot create {}: {e}", report_dir.display()))?;
+
+    let started = SystemTime::now();
+    if !no_run {
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let mut cmd = Command::new(cargo);
+        cmd.current_dir(project_root())
+            .args(["bench", "-p", "autograd-bench", "--bench", "autograd", "--"])
+            .env("CRITERION_HOME", &criterion_dir)
+            .env("AUTOGRAD_BENCH_REPORT", &report_dir)
+            .env("AUTOGRAD_BENCH_QUICK", if quick { "1" } else { "0" });
+        if let Some(f) = &filter {
+            cmd.arg(f);
+        }
+        eprintln!(
+            "running: cargo bench -p autograd-bench --bench autograd{}",
+            if quick { " (quick)" } else { "" }
+        );
+        let status = cmd.status().map_err(|e| format!("cannot run cargo: {e}"))?;
+        if !status.success() {
+            eprintln!("error: the benchmarks failed ({status})");
+            return Ok(ExitCode::from(1));
+        }
+    }
+
+    // Only this run's results, unless reporting from what is there.
+    let since = if no_run { None } else { Some(started) };
+    let medians = read_medians(&criterion_dir, since)?;
+    if medians.is_empty() {
+        return Err(format!(
+            "no criterion results in {} (run without --no-run first)",
+            criterion_dir.display()
+        ));
+    }
+    let facts = read_facts(&report_dir.join("facts.tsv"));
+    let machine = machine();
+    let report = Report::new(&medians, &facts);
+
+    println!("{}", report.render(&machine));
+    let summary = report_dir.join("summary.json");
+    std::fs::write(&summary, report.json(&machine, &medians, &facts))
+        .map_err(|e| format!("cannot write {}: {e}", summary.display()))?;
+    let svg = report_dir.join("time-vs-n.svg");
+    std::fs::write(&svg, plot(&medians))
+        .map_err(|e| format!("cannot write {}: {e}", svg.display()))?;
+    println!("wrote {} and {}", summary.display(), svg.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+fn target_dir() -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) => {
+            let dir = PathBuf::from(dir);
+            if dir.is_absolute() {
+                dir
+            } else {
+                project_root().join(dir)
+            }
+        }
+        None => project_root().join("target"),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading criterion's output
+
+/// Benchmark id (`group/function/param`) -> median time in ns.
+type Medians = BTreeMap<String, f64>;
+
+fn read_medians(dir: &Path, since: Option<SystemTime>) -> Result<Medians, String> {
+    let mut out = Medians::new();
+    if !dir.exists() {
+        return Ok(out);
+    }
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let entries = std::fs::read_dir(&d).map_err(|e| format!("{}: {e}", d.display()))?;
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if !path.is_dir() {
+                continue;
+            }
+            let name = entry.file_name();
+            if name == "report" || name == "base" || name == "change" {
+                continue;
+            }
+            if name == "new" {
+                let file = path.join("estimates.json");
+                if !file.exists() {
+                    continue;
+                }
+                if let Some(t) = since {
+                    let modified = std::fs::metadata(&file).and_then(|m| m.modified());
+                    if modified.map_or(true, |m| m < t) {
+                        continue;
+                    }
+                }
+                let text = std::fs::read_to_string(&file)
+                    .map_err(|e| format!("{}: {e}", file.display()))?;
+                let median = Json::parse(&text)
+                    .ok()
+                    .and_then(|j| j.get("median")?.get("point_estimate")?.as_f64())
+                    .ok_or_else(|| format!("{}: no median.point_estimate", file.display()))?;
+                let id = benchmark_id(dir, &d, &path)?;
+                out.insert(id, median);
+            } else {
+                stack.push(path);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The id criterion gave a benchmark: `benchmark.json`'s `full_id` if readable, else the
+/// directory path below the criterion root.
+fn benchmark_id(root: &Path, bench_dir: &Path, new_dir: &Path) -> Result<String, String> {
+    if let Ok(text) = std::fs::read_to_string(new_dir.join("benchmark.json")) {
+        if let Some(id) = Json::parse(&text)
+            .ok()
+            .and_then(|j| j.get("full_id")?.as_str().map(str::to_string))
+        {
+            return Ok(id);
+        }
+    }
+    let rel = bench_dir
+        .strip_prefix(root)
+        .map_err(|_| format!("{} is outside {}", bench_dir.display(), root.display()))?;
+    Ok(rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/"))
+}
+
+fn read_facts(path: &Path) -> BTreeMap<String, f64> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    text.lines()
+        .filter_map(|line| {
+            let (k, v) = line.split_once('\t')?;
+            Some((k.to_string(), v.trim().parse().ok()?))
+        })
+        .collect()
+}
+
+/// A minimal JSON reader: enough for criterion's files.
+#[derive(Debug, Clone)]
+enum Json {
+    /// `null`, `true`, `false` and arrays: parsed, contents not needed.
+    Other,
+    Num(f64),
+    Str(String),
+    Obj(Vec<(String, Json)>),
+}
+
+impl Json {
+    fn parse(text: &str) -> Result<Json, String> {
+        let bytes = text.as_bytes();
+        let mut pos = 0;
+        let value = Self::value(bytes, &mut pos)?;
+        Self::ws(bytes, &mut pos);
+        if pos != bytes.len() {
+            return Err(format!("trailing characters at byte {pos}"));
+        }
+        Ok(value)
+    }
+
+    fn get(&self, key: &str) -> Option<&Json> {
+        match self {
+            Json::Obj(fields) => fields.iter().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    fn as_f64(&self) -> Option<f64> {
+        match self {
+            Json::Num(x) => Some(*x),
+            _ => None,
+        }
+    }
+
+    fn as_str(&self) -> Option<&str> {
+        match self {
+            Json::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    fn ws(b: &[u8], pos: &mut usize) {
+        while *pos < b.len() && b[*pos].is_ascii_whitespace() {
+            *pos += 1;
+        }
+    }
+
+    fn value(b: &[u8], pos: &mut usize) -> Result<Json, String> {
+        Self::ws(b, pos);
+        let err = |what: &str, at: usize| Err(format!("expected {what} at byte {at}"));
+        match b.get(*pos) {
+            None => err("a value", *pos),
+            Some(b'{') => {
+                *pos += 1;
+                let mut fields = Vec::new();
+                Self::ws(b, pos);
+                if b.get(*pos) == Some(&b'}') {
+                    *pos += 1;
+                    return Ok(Json::Obj(fields));
+                }
+                loop {
+                    Self::ws(b, pos);
+                    let Json::Str(key) = Self::value(b, pos)? else {
+                        return err("a key", *pos);
+                    };
+                    Self::ws(b, pos);
+                    if b.get(*pos) != Some(&b':') {
+                        return err("':'", *pos);
+                    }
+                    *pos += 1;
+                    fields.push((key, Self::value(b, pos)?));
+                    Self::ws(b, pos);
+                    match b.get(*pos) {
+                        Some(b',') => *pos += 1,
+                        Some(b'}') => {
+                            *pos += 1;
+                            return Ok(Json::Obj(fields));
+                        }
+                        _ => return err("',' or '}'", *pos),
+                    }
+                }
+            }
+            Some(b'[') => {
+                *pos += 1;
+                Self::ws(b, pos);
+                if b.get(*pos) == Some(&b']') {
+                    *pos += 1;
+                    return Ok(Json::Other);
+                }
+                loop {
+                    Self::value(b, pos)?;
+                    Self::ws(b, pos);
+                    match b.get(*pos) {
+                        Some(b',') => *pos += 1,
+                        Some(b']') => {
+                            *pos += 1;
+                            return Ok(Json::Other);
+                        }
+                        _ => return err("',' or ']'", *pos),
+                    }
+                }
+            }
+            Some(b'"') => {
+                *pos += 1;
+                let mut s = String::new();
+                loop {
+                    match b.get(*pos) {
+                        None => return err("'\"'", *pos),
+                        Some(b'"') => {
+                            *pos += 1;
+                            return Ok(Json::Str(s));
+                        }
+                        Some(b'\\') => {
+                            let c = match b.get(*pos + 1) {
+                                Some(b'n') => '\n',
+                                Some(b't') => '\t',
+                                Some(b'r') => '\r',
+                                Some(b'b') => '\u{8}',
+                                Some(b'f') => '\u{c}',
+                                Some(b'u') => {
+                                    let hex = b.get(*pos + 2..*pos + 6).ok_or("bad escape")?;
+                                    let code = u32::from_str_radix(
+                                        std::str::from_utf8(hex).map_err(|e| e.to_string())?,
+                                        16,
+                                    )
+                                    .map_err(|e| e.to_string())?;
+                                    *pos += 4;
+                                    char::from_u32(code).unwrap_or('\u{fffd}')
+                                }
+                                Some(&c) => c as char,
+                                None => return err("an escape", *pos),
+                            };
+                            s.push(c);
+                            *pos += 2;
+                        }
+                        Some(_) => {
+                            // Copy one UTF-8 character.
+                            let rest =
+                                std::str::from_utf8(&b[*pos..]).map_err(|e| e.to_string())?;
+                            let c = rest.chars().next().ok_or("truncated string")?;
+                            s.push(c);
+                            *pos += c.len_utf8();
+                        }
+                    }
+                }
+            }
+            Some(b't') if b[*pos..].starts_with(b"true") => {
+                *pos += 4;
+                Ok(Json::Other)
+            }
+            Some(b'f') if b[*pos..].starts_with(b"false") => {
+                *pos += 5;
+                Ok(Json::Other)
+            }
+            Some(b'n') if b[*pos..].starts_with(b"null") => {
+                *pos += 4;
+                Ok(Json::Other)
+            }
+            Some(_) => {
+                let start = *pos;
+                while *pos < b.len()
+                    && matches!(b[*pos], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
+                {
+                    *pos += 1;
+                }
+                std::str::from_utf8(&b[start..*pos])
+                    .ok()
+                    .and_then(|s| s.parse().ok())
+                    .map(Json::Num)
+                    .ok_or_else(|| format!("expected a value at byte {start}"))
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The machine
+
+struct Machine {
+    cpus: usize,
+    cpu_model: String,
+    rustc: String,
+    quick_note: String,
+}
+
+fn machine() -> Machine {
+    let cpus = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let cpu_model = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, m)| m.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown".to_string());
+    let rustc = Command::new(std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into()))
+        .arg("--version")
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_else(|| "unknown".to_string());
+    let quick_note = match std::env::var("AUTOGRAD_BENCH_QUICK") {
+        Ok(v) if v != "0" => "quick".to_string(),
+        _ => String::new(),
+    };
+    Machine {
+        cpus,
+        cpu_model,
+        rustc,
+        quick_note,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The figures
+
+/// A speed or size goal and how the run measured against it.
+struct Target {
+    name: &'static str,
+    goal: String,
+    measured: String,
+    met: Option<bool>,
+}
+
+struct Report<'a> {
+    medians: &'a Medians,
+    facts: &'a BTreeMap<String, f64>,
+    /// Figures derived from the medians, by name (also written to the JSON).
+    derived: BTreeMap<String, f64>,
+    targets: Vec<Target>,
+}
+
+fn median_of(m: &Medians, function: &str, mode: &str, n: usize) -> Option<f64> {
+    m.get(&format!("{function}/{mode}/{n}")).copied()
+}
+
+/// The n each function was measured at (from its plain evaluations).
+fn sizes_of(m: &Medians, function: &str) -> Vec<usize> {
+    let prefix = format!("{function}/plain_f64/");
+    let mut ns: Vec<usize> = m
+        .keys()
+        .filter_map(|k| k.strip_prefix(&prefix)?.parse().ok())
+        .collect();
+    ns.sort_unstable();
+    ns
+}
+
+/// Least-squares slope of `ln y` against `ln x`.
+fn log_slope(points: &[(f64, f64)]) -> Option<f64> {
+    if points.len() < 2 {
+        return None;
+    }
+    let n = points.len() as f64;
+    let (sx, sy) = points
+        .iter()
+        .fold((0.0, 0.0), |(a, b), (x, y)| (a + x.ln(), b + y.ln()));
+    let (mx, my) = (sx / n, sy / n);
+    let (mut num, mut den) = (0.0, 0.0);
+    for (x, y) in points {
+        num += (x.ln() - mx) * (y.ln() - my);
+        den += (x.ln() - mx).powi(2);
+    }
+    (den > 0.0).then(|| num / den)
+}
+
+impl<'a> Report<'a> {
+    fn new(medians: &'a Medians, facts: &'a BTreeMap<String, f64>) -> Self {
+        let mut r = Report {
+            medians,
+            facts,
+            derived: BTreeMap::new(),
+            targets: Vec::new(),
+        };
+        r.derive();
+        r
+    }
+
+    fn ratio(&self, function: &str, mode: &str, n: usize) -> Option<f64> {
+        let unit = if mode.ends_with("_f32") {
+            "plain_f32"
+        } else {
+            "plain_f64"
+        };
+        Some(
+            median_of(self.medians, function, mode, n)?
+                / median_of(self.medians, function, unit, n)?,
+        )
+    }
+
+    fn derive(&mut self) {
+        let m = self.medians;
+        let mut d = BTreeMap::new();
+        // Cheap-gradient ratios and reverse ns per node.
+        for f in FUNCTIONS {
+            for n in sizes_of(m, f) {
+                for (mode, _) in MODES {
+                    if let Some(r) = self.ratio(f, mode, n) {
+                        d.insert(format!("ratio/{f}/{mode}/{n}"), r);
+                    }
+                }
+                if let (Some(t), Some(len)) = (
+                    median_of(m, f, "reverse_f64", n),
+                    self.facts.get(&format!("tape_len/{f}/{n}")),
+                ) {
+                    d.insert(format!("ns_per_node/{f}/reverse_f64/{n}"), t / len);
+                }
+            }
+        }
+        // Moons loss gradient per mode, relative to one plain loss evaluation.
+        if let Some(plain) = m.get("moons/plain_f64/337") {
+            for (k, v) in m.range("moons/".to_string().."moons0".to_string()) {
+                if let Some(mode) = k
+                    .strip_prefix("moons/")
+                    .and_then(|s| s.strip_suffix("/337"))
+                {
+                    if mode != "plain_f64" {
+                        d.insert(format!("ratio/moons/{mode}/337"), v / plain);
+                    }
+                }
+            }
+        }
+        // Training step comparisons.
+        let step = |k: &str| m.get(&format!("moons_step/{k}")).copied();
+        if let (Some(tape), Some(hand)) = (step("tape"), step("hand")) {
+            d.insert("moons_step/tape_over_hand".into(), tape / hand);
+        }
+        if let (Some(nn), Some(hand)) = (step("nn_trainer"), step("hand")) {
+            d.insert("moons_step/nn_over_hand".into(), nn / hand);
+        }
+        if let (Some(tape), Some(rc)) = (step("tape"), step("rc_graph")) {
+            d.insert("moons_step/rc_graph_over_tape".into(), rc / tape);
+        }
+        // Tape scaling: ns per node.
+        for (k, v) in m.range("tape_scaling/".to_string().."tape_scaling0".to_string()) {
+            let Some(rest) = k.strip_prefix("tape_scaling/") else {
+                continue;
+            };
+            let Some((kind, nodes)) = rest.rsplit_once('/') else {
+                continue;
+            };
+            let shape = if kind.contains("wide") {
+                "wide_sum"
+            } else {
+                "chain"
+            };
+            if let Some(len) = self.facts.get(&format!("tape_len/{shape}/{nodes}")) {
+                d.insert(format!("ns_per_node/{kind}/{nodes}"), v / len);
+            }
+        }
+        // Rayon.
+        let batch = |k: &str| {
+            m.iter()
+                .find(|(id, _)| id.starts_with(&format!("gradcheck_batch/{k}/")))
+                .map(|(_, v)| *v)
+        };
+        if let (Some(seq), Some(par)) = (batch("sequential"), batch("rayon")) {
+            d.insert("rayon/speedup".into(), seq / par);
+        }
+        // Crossover: the smallest n from which reverse beats forward for good.
+        for f in FUNCTIONS {
+            for fwd in ["forward_dual_f64", "forward_dual8_f64"] {
+                let ns: Vec<usize> = sizes_of(m, f)
+                    .into_iter()
+                    .filter(|&n| {
+                        median_of(m, f, fwd, n).is_some()
+                            && median_of(m, f, "reverse_f64", n).is_some()
+                    })
+                    .collect();
+                if ns.is_empty() {
+                    continue;
+                }
+                let reverse_wins =
+                    |n: usize| median_of(m, f, "reverse_f64", n) < median_of(m, f, fwd, n);
+                let from = ns
+                    .iter()
+                    .rposition(|&n| !reverse_wins(n))
+                    .map_or(Some(ns[0]), |i| ns.get(i + 1).copied());
+                // 0 means forward won at every measured n.
+                d.insert(format!("crossover/{f}/{fwd}"), from.unwrap_or(0) as f64);
+            }
+        }
+        // Growth of cost ratios with n (log-log slope over n >= 16).
+        for f in FUNCTIONS {
+            for mode in [
+                "reverse_f64",
+                "forward_dual_f64",
+                "forward_dual8_f64",
+                "finite_diff_f64",
+            ] {
+                let pts: Vec<(f64, f64)> = sizes_of(m, f)
+                    .into_iter()
+                    .filter(|&n| n >= 16)
+                    .filter_map(|n| Some((n as f64, self.ratio(f, mode, n)?)))
+                    .collect();
+                if let Some(s) = log_slope(&pts) {
+                    d.insert(format!("ratio_slope/{f}/{mode}"), s);
+                }
+            }
+        }
+        self.derived = d;
+        self.targets = self.evaluate_targets();
+    }
+
+    fn evaluate_targets(&self) -> Vec<Target> {
+        let d = &self.derived;
+        let mut t = Vec::new();
+        // 1. reverse within 3x of plain for n >= 100.
+        let mut worst: Option<(f64, String)> = None;
+        for f in FUNCTIONS {
+            for n in sizes_of(self.medians, f).into_iter().filter(|&n| n >= 100) {
+                if let Some(r) = d.get(&format!("ratio/{f}/reverse_f64/{n}")) {
+                    if worst.as_ref().is_none_or(|(w, _)| r > w) {
+                        worst = Some((*r, format!("{f} n={n}")));
+                    }
+                }
+            }
+        }
+        t.push(Target {
+            name: "reverse gradient / plain evaluation, n >= 100",
+            goal: "<= 3x".into(),
+            measured: worst.as_ref().map_or("not measured".into(), |(r, at)| {
+                format!("worst {r:.1}x ({at})")
+            }),
+            met: worst.map(|(r, _)| r <= 3.0),
+        });
+        // 2. tape within 2x of hand-written backprop (the training step).
+        let th = d.get("moons_step/tape_over_hand").copied();
+        t.push(Target {
+            name: "tape / hand-written backprop (moons training step)",
+            goal: "<= 2x".into(),
+            measured: th.map_or("not measured".into(), |r| format!("{r:.2}x")),
+            met: th.map(|r| r <= 2.0),
+        });
+        // 3. forward grows linearly in n, reverse stays flat.
+        let mut slopes = Vec::new();
+        let mut ok = None::<bool>;
+        for f in FUNCTIONS {
+            let fwd = d.get(&format!("ratio_slope/{f}/forward_dual_f64"));
+            let rev = d.get(&format!("ratio_slope/{f}/reverse_f64"));
+            if let Some(s) = fwd {
+                slopes.push(format!("{f}: fwd {s:.2}"));
+                ok = Some(ok.unwrap_or(true) && (0.8..=1.2).contains(s));
+            }
+            if let Some(s) = rev {
+                slopes.push(format!("{f}: rev {s:.2}"));
+                ok = Some(ok.unwrap_or(true) && s.abs() <= 0.2);
+            }
+        }
+        t.push(Target {
+            name: "cost/plain vs n (log-log slope, n >= 16): forward linear, reverse flat",
+            goal: "fwd 0.8..1.2, rev |s| <= 0.2".into(),
+            measured: if slopes.is_empty() {
+                "not measured".into()
+            } else {
+                slopes.join("; ")
+            },
+            met: ok,
+        });
+        // 4. rayon.
+        let sp = d.get("rayon/speedup").copied();
+        let threads = self.facts.get("rayon_threads").copied().unwrap_or(0.0);
+        t.push(Target {
+            name: "rayon speedup, batched gradient checks",
+            goal: ">= 1.8x on 2 cores".into(),
+            measured: sp.map_or("not measured".into(), |s| {
+                format!("{s:.2}x ({threads} threads)")
+            }),
+            met: sp.map(|s| s >= 1.8),
+        });
+        // 5. bytes per node.
+        for (ty, limit) in [("f32", 16.0), ("f64", 24.0)] {
+            let b = self.facts.get(&format!("bytes_per_node/{ty}")).copied();
+            t.push(Target {
+                name: if ty == "f32" {
+                    "bytes per tape node, f32"
+                } else {
+                    "bytes per tape node, f64"
+                },
+                goal: format!("<= {limit}"),
+                measured: b.map_or("not measured".into(), |b| format!("{b}")),
+                met: b.map(|b| b <= limit),
+            });
+        }
+        t
+    }
+
+    fn render(&self, machine: &Machine) -> String {
+        let m = self.medians;
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "\nautograd-bench: medians of criterion runs. {} CPUs ({}), {}{}\n",
+            machine.cpus,
+            machine.cpu_model,
+            machine.rustc,
+            if machine.quick_note.is_empty() {
+                String::new()
+            } else {
+                format!(", {}", machine.quick_note)
+            }
+        );
+        let _ = writeln!(
+            s,
+            "Cost of one full gradient / cost of one plain evaluation (same function, same n; \
+             reverse f32 is divided by plain f32). `record only` = recording without backward.\n"
+        );
+        let present: Vec<(&str, &str)> = MODES
+            .iter()
+            .copied()
+            .filter(|(mode, _)| m.keys().any(|k| k.split('/').nth(1) == Some(*mode)))
+            .collect();
+        let _ = write!(s, "| function | n | plain f64 |");
+        for (_, title) in &present {
+            let _ = write!(s, " {title} |");
+        }
+        let _ = write!(s, " reverse ns/node |\n|---|---:|---:|");
+        for _ in &present {
+            let _ = write!(s, "---:|");
+        }
+        s.push_str("---:|\n");
+        for f in FUNCTIONS {
+            for n in sizes_of(m, f) {
+                let plain = median_of(m, f, "plain_f64", n).unwrap_or(f64::NAN);
+                let _ = write!(s, "| {f} | {n} | {} |", fmt_ns(plain));
+                for (mode, _) in &present {
+                    match self.ratio(f, mode, n) {
+                        Some(r) => {
+                            let _ = write!(s, " {} |", fmt_ratio(r));
+                        }
+                        None => s.push_str(" – |"),
+                    }
+                }
+                let npn = self
+                    .derived
+                    .get(&format!("ns_per_node/{f}/reverse_f64/{n}"));
+                let _ = writeln!(s, " {} |", npn.map_or("–".into(), |v| format!("{v:.2}")));
+            }
+        }
+        if let Some(plain) = m.get("moons/plain_f64/337") {
+            let _ = write!(s, "| moons MLP loss | 337 | {} |", fmt_ns(*plain));
+            for (mode, _) in &present {
+                match self.derived.get(&format!("ratio/moons/{mode}/337")) {
+                    Some(r) => {
+                        let _ = write!(s, " {} |", fmt_ratio(*r));
+                    }
+                    None => s.push_str(" – |"),
+                }
+            }
+            let npn = m
+                .get("moons/reverse_f64/337")
+                .zip(self.facts.get("tape_len/moons"))
+                .map(|(t, l)| t / l);
+            let _ = writeln!(s, " {} |", npn.map_or("–".into(), |v| format!("{v:.2}")));
+        }
+
+        // Key figures.
+        let _ = writeln!(s, "\n| figure | value |\n|---|---:|");
+        let mut row = |k: String, v: String| {
+            let _ = writeln!(s, "| {k} | {v} |");
+        };
+        for f in FUNCTIONS {
+            for fwd in ["forward_dual_f64", "forward_dual8_f64"] {
+                if let Some(c) = self.derived.get(&format!("crossover/{f}/{fwd}")) {
+                    let label = if fwd.contains("dual8") {
+                        "DualVec8"
+                    } else {
+                        "Dual"
+                    };
+                    let v = if *c == 0.0 {
+                        "forward wins at every n measured".into()
+                    } else {
+                        format!("reverse wins from n = {c}")
+                    };
+                    row(format!("crossover {f}: reverse vs forward {label}"), v);
+                }
+            }
+        }
+        for (k, v) in m.range("moons_step/".to_string().."moons_step0".to_string()) {
+            row(
+                format!("training step {}", k.trim_start_matches("moons_step/")),
+                fmt_ns(*v),
+            );
+        }
+        for (k, label) in [
+            (
+                "moons_step/tape_over_hand",
+                "training step: tape / hand-written",
+            ),
+            (
+                "moons_step/nn_over_hand",
+                "training step: autograd-nn Trainer / hand-written",
+            ),
+            (
+                "moons_step/rc_graph_over_tape",
+                "training step: Rc graph / tape",
+            ),
+        ] {
+            if let Some(v) = self.derived.get(k) {
+                row(label.into(), fmt_ratio(*v));
+            }
+        }
+        for f in FUNCTIONS {
+            let n = sizes_of(m, f).into_iter().max().unwrap_or(0);
+            if let (Some(rev), Some(hand)) = (
+                median_of(m, f, "reverse_f64", n),
+                median_of(m, f, "hand_f64", n),
+            ) {
+                row(
+                    format!("{f} n={n}: tape / hand-written gradient"),
+                    fmt_ratio(rev / hand),
+                );
+            }
+            if let (Some(rev), Some(rc)) = (
+                median_of(m, f, "reverse_f64", n),
+                median_of(m, f, "rc_graph", n),
+            ) {
+                row(format!("{f} n={n}: Rc graph / tape"), fmt_ratio(rc / rev));
+            }
+        }
+        for (k, v) in self
+            .derived
+            .range("ns_per_node/".to_string().."ns_per_node0".to_string())
+        {
+            let rest = k.trim_start_matches("ns_per_node/");
+            if FUNCTIONS.iter().any(|f| rest.starts_with(f)) {
+                continue; // in the table above
+            }
+            row(
+                format!("ns per node, {}", rest.replace('/', " @ ")),
+                format!("{v:.2}"),
+            );
+        }
+        if let Some(sp) = self.derived.get("rayon/speedup") {
+            let threads = self.facts.get("rayon_threads").copied().unwrap_or(0.0);
+            row(
+                format!("rayon speedup, 64 gradient checks ({threads} threads)"),
+                fmt_ratio(*sp),
+            );
+        }
+        for (k, v) in self.facts {
+            if k.starts_with("bytes_per_node")
+                || k.starts_with("tape_bytes")
+                || k.starts_with("rc_graph")
+            {
+                row(k.replace('_', " "), format!("{v}"));
+            }
+        }
+        let lens: Vec<String> = self
+            .facts
+            .iter()
+            .filter(|(k, _)| k.starts_with("tape_len/"))
+            .map(|(k, v)| format!("{} {v}", k.trim_start_matches("tape_len/")))
+            .collect();
+        if !lens.is_empty() {
+            row(
+                "peak tape length (nodes) per benchmark".into(),
+                lens.join(", "),
+            );
+        }
+
+        let _ = writeln!(
+            s,
+            "\n| target | goal | measured | status |\n|---|---|---|---|"
+        );
+        for t in &self.targets {
+            let status = match t.met {
+                Some(true) => "met",
+                Some(false) => "MISSED",
+                None => "not measured",
+            };
+            let _ = writeln!(s, "| {} | {} | {} | {status} |", t.name, t.goal, t.measured);
+        }
+        s
+    }
+
+    fn json(&self, machine: &Machine, medians: &Medians, facts: &BTreeMap<String, f64>) -> String {
+        let mut s = String::from("{\n");
+        let _ = writeln!(
+            s,
+            "  \"machine\": {{\"cpus\": {}, \"cpu_model\": {}, \"rustc\": {}, \"quick\": {}}},",
+            machine.cpus,
+            json_str(&machine.cpu_model),
+            json_str(&machine.rustc),
+            !machine.quick_note.is_empty()
+        );
+        let map = |s: &mut String, name: &str, m: &BTreeMap<String, f64>, last: bool| {
+            let _ = writeln!(s, "  {}: {{", json_str(name));
+            let n = m.len();
+            for (i, (k, v)) in m.iter().enumerate() {
+                let _ = writeln!(
+                    s,
+                    "    {}: {}{}",
+                    json_str(k),
+                    json_num(*v),
+                    if i + 1 < n { "," } else { "" }
+                );
+            }
+            let _ = writeln!(s, "  }}{}", if last { "" } else { "," });
+        };
+        map(&mut s, "median_ns", medians, false);
+        map(&mut s, "derived", &self.derived, false);
+        map(&mut s, "counted", facts, false);
+        s.push_str("  \"targets\": [\n");
+        for (i, t) in self.targets.iter().enumerate() {
+            let _ = writeln!(
+                s,
+                "    {{\"name\": {}, \"goal\": {}, \"measured\": {}, \"met\": {}}}{}",
+                json_str(t.name),
+                json_str(&t.goal),
+                json_str(&t.measured),
+                t.met.map_or("null".to_string(), |b| b.to_string()),
+                if i + 1 < self.targets.len() { "," } else { "" }
+            );
+        }
+        s.push_str("  ]\n}\n");
+        s
+    }
+}
+
+fn json_str(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn json_num(x: f64) -> String {
+    if x.is_finite() {
+        format!("{x}")
+    } else {
+        "null".into()
+    }
+}
+
+fn fmt_ns(ns: f64) -> String {
+    if !ns.is_finite() {
+        "–".into()
+    } else if ns < 1e3 {
+        format!("{ns:.1} ns")
+    } else if ns < 1e6 {
+        format!("{:.2} µs", ns / 1e3)
+    } else if ns < 1e9 {
+        format!("{:.2} ms", ns / 1e6)
+    } else {
+        format!("{:.2} s", ns / 1e9)
+    }
+}
+
+fn fmt_ratio(r: f64) -> String {
+    if r < 10.0 {
+        format!("{r:.2}x")
+    } else if r < 1000.0 {
+        format!("{r:.1}x")
+    } else {
+        format!("{r:.0}x")
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The plot
+
+/// Log-log plot of median time against n, one panel per function, one line per mode.
+fn plot(m: &Medians) -> String {
+    const W: f64 = 520.0;
+    const H: f64 = 420.0;
+    const PAD_L: f64 = 70.0;
+    const PAD_R: f64 = 20.0;
+    const PAD_T: f64 = 40.0;
+    const PAD_B: f64 = 50.0;
+    const LEGEND_H: f64 = 70.0;
+    const COLORS: [&str; 9] = [
+        "#000000", "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
+        "#17becf",
+    ];
+    let modes: Vec<(&str, &str)> = std::iter::once(("plain_f64", "plain f64"))
+        .chain(MODES.iter().copied())
+        .collect();
+    let mut s = String::new();
+    let total_w = W * FUNCTIONS.len() as f64;
+    let _ = writeln!(
+        s,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{total_w}\" height=\"{}\" \
+         font-family=\"sans-serif\" font-size=\"11\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>",
+        H + LEGEND_H
+    );
+    for (panel, f) in FUNCTIONS.iter().enumerate() {
+        let series: Vec<(usize, Vec<(f64, f64)>)> = modes
+            .iter()
+            .enumerate()
+            .map(|(i, (mode, _))| {
+                let pts = sizes_of(m, f)
+                    .into_iter()
+                    .filter_map(|n| Some((n as f64, median_of(m, f, mode, n)?)))
+                    .collect();
+                (i, pts)
+            })
+            .filter(|(_, p): &(usize, Vec<(f64, f64)>)| !p.is_empty())
+            .collect();
+        let all = series.iter().flat_map(|(_, p)| p.iter());
+        let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
+        for (x, y) in all {
+            x0 = x0.min(*x);
+            x1 = x1.max(*x);
+            y0 = y0.min(*y);
+            y1 = y1.max(*y);
+        }
+        if series.is_empty() {
+            continue;
+        }
+        let (lx0, lx1) = (x0.log2(), x1.log2().max(x0.log2() + 1.0));
+        let (ly0, ly1) = (
+            y0.log10().floor(),
+            y1.log10().ceil().max(y0.log10().floor() + 1.0),
+        );
+        let ox = W * panel as f64;
+        let px = |x: f64| ox + PAD_L + (x.log2() - lx0) / (lx1 - lx0) * (W - PAD_L - PAD_R);
+        let py = |y: f64| PAD_T + (ly1 - y.log10()) / (ly1 - ly0) * (H - PAD_T - PAD_B);
+        let _ = writeln!(
+            s,
+            "<text x=\"{}\" y=\"22\" font-size=\"14\" text-anchor=\"middle\">{f}: median time per call vs n</text>",
+            ox + W / 2.0
+        );
+        // Axes and grid.
+        let _ = writeln!(
+            s,
+            "<rect x=\"{}\" y=\"{PAD_T}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#888\"/>",
+            ox + PAD_L,
+            W - PAD_L - PAD_R,
+            H - PAD_T - PAD_B
+        );
+        let mut e = ly0 as i32;
+        while e as f64 <= ly1 {
+            let y = py(10f64.powi(e));
+            let _ = writeln!(
+                s,
+                "<line x1=\"{}\" x2=\"{}\" y1=\"{y:.1}\" y2=\"{y:.1}\" stroke=\"#ddd\"/>\
+                 <text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
+                ox + PAD_L,
+                ox + W - PAD_R,
+                ox + PAD_L - 5.0,
+                y + 4.0,
+                fmt_ns(10f64.powi(e))
+            );
+            e += 1;
+        }
+        let mut k = lx0.ceil() as i32;
+        while k as f64 <= lx1 {
+            let x = px(2f64.powi(k));
+            let _ = writeln!(
+                s,
+                "<line x1=\"{x:.1}\" x2=\"{x:.1}\" y1=\"{PAD_T}\" y2=\"{}\" stroke=\"#eee\"/>\
+                 <text x=\"{x:.1}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
+                H - PAD_B,
+                H - PAD_B + 15.0,
+                1u64 << k
+            );
+            k += 1;
+        }
+        let _ = writeln!(
+            s,
+            "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">n (inputs), log scale</text>",
+            ox + W / 2.0,
+            H - 12.0
+        );
+        for (i, pts) in &series {
+            let color = COLORS[i % COLORS.len()];
+            let path: Vec<String> = pts
+                .iter()
+                .map(|(x, y)| format!("{:.1},{:.1}", px(*x), py(*y)))
+                .collect();
+            let _ = writeln!(
+                s,
+                "<polyline fill=\"none\" stroke=\"{color}\" stroke-width=\"1.5\" points=\"{}\"/>",
+                path.join(" ")
+            );
+            for (x, y) in pts {
+                let _ = writeln!(
+                    s,
+                    "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"2.5\" fill=\"{color}\"/>",
+                    px(*x),
+                    py(*y)
+                );
+            }
+        }
+    }
+    // Legend.
+    for (i, (_, title)) in modes.iter().enumerate() {
+        let x = 20.0 + (i % 5) as f64 * 200.0;
+        let y = H + 15.0 + (i / 5) as f64 * 20.0;
+        let color = COLORS[i % COLORS.len()];
+        let _ = writeln!(
+            s,
+            "<line x1=\"{x}\" x2=\"{}\" y1=\"{y}\" y2=\"{y}\" stroke=\"{color}\" stroke-width=\"2\"/>\
+             <text x=\"{}\" y=\"{}\">{title}</text>",
+            x + 20.0,
+            x + 25.0,
+            y + 4.0
+        );
+    }
+    s.push_str("</svg>\n");
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_criterions_estimates() {
+        let text = r#"{"mean":{"confidence_interval":{"confidence_level":0.95,"lower_bound":1.0,"upper_bound":2.0},"point_estimate":1.5,"standard_error":0.1},"median":{"confidence_interval":{"confidence_level":0.95,"lower_bound":1.2,"upper_bound":1.4},"point_estimate":1.25e2,"standard_error":0.01},"slope":null,"x":[true,false,"a\"b\u00e9"]}"#;
+        let j = Json::parse(text).unwrap();
+        assert_eq!(
+            j.get("median")
+                .and_then(|m| m.get("point_estimate"))
+                .and_then(Json::as_f64),
+            Some(125.0)
+        );
+        assert!(Json::parse("{\"a\": }").is_err());
+        assert!(Json::parse("[1, 2").is_err());
+    }
+
+    #[test]
+    fn slope_of_a_power_law() {
+        let pts: Vec<(f64, f64)> = [16.0, 64.0, 256.0]
+            .iter()
+            .map(|&n: &f64| (n, 3.0 * n))
+            .collect();
+        assert!((log_slope(&pts).unwrap() - 1.0).abs() < 1e-12);
+        let flat: Vec<(f64, f64)> = [16.0, 64.0].iter().map(|&n| (n, 2.5)).collect();
+        assert!(log_slope(&flat).unwrap().abs() < 1e-12);
+    }
+
+    #[test]
+    fn crossover_and_targets_from_medians() {
+        let mut m = Medians::new();
+        for n in [2usize, 16, 128, 1024] {
+            let plain = n as f64;
+            m.insert(format!("rosenbrock/plain_f64/{n}"), plain);
+            m.insert(format!("rosenbrock/reverse_f64/{n}"), 2.5 * plain + 40.0);
+            m.insert(
+                format!("rosenbrock/forward_dual_f64/{n}"),
+                2.0 * plain * n as f64,
+            );
+        }
+        m.insert("moons_step/tape".into(), 300.0);
+        m.insert("moons_step/hand".into(), 100.0);
+        let facts = BTreeMap::from([("bytes_per_node/f32".to_string(), 16.0)]);
+        let r = Report::new(&m, &facts);
+        // reverse 45 vs forward 8 at n=2; 80 vs 512 at n=16.
+        assert_eq!(r.derived["crossover/rosenbrock/forward_dual_f64"], 16.0);
+        let by_name = |name: &str| {
+            r.targets
+                .iter()
+                .find(|t| t.name.starts_with(name))
+                .unwrap()
+                .met
+        };
+        assert_eq!(by_name("reverse gradient"), Some(true)); // 2.81x at n=128
+        assert_eq!(by_name("tape / hand"), Some(false)); // 3x
+        assert_eq!(by_name("bytes per tape node, f32"), Some(true));
+        assert_eq!(by_name("bytes per tape node, f64"), None);
+        assert!(plot(&m).contains("<polyline"));
+    }
 }
