@@ -11,6 +11,7 @@
 
 mod checks;
 mod report;
+mod stack;
 mod timer;
 mod xor;
 
@@ -32,18 +33,22 @@ pub type DeviceTape = Tape<f32, TAPE_CAPACITY>;
 #[entry]
 fn main() -> ! {
     let cp = cortex_m::Peripherals::take().expect("peripherals are taken once, here");
+    stack::paint();
     let timer = timer::InstructionCounter::new(cp.SYST);
     // The tape lives in a static (`.bss`), not on the stack: RAM use shows in the link map.
     let tape: &'static mut DeviceTape =
         cortex_m::singleton!(: DeviceTape = Tape::new()).expect("the tape is created once");
 
-    selftest::fault_or_panic();
+    selftest::start();
 
     hprintln!("autograd firmware on {}", board());
     let mut report = Report::new();
     checks::seed_examples(tape, &mut report);
     checks::gradient_batch(tape, &mut report);
+    let checks_stack = stack::peak();
+    stack::paint();
     let xor = xor::train(tape, &timer, &mut report);
+    let xor_stack = stack::peak();
 
     hprintln!("metric tape_capacity={}", tape.capacity());
     hprintln!("metric node_bytes={}", size_of::<Node<f32>>());
@@ -51,6 +56,13 @@ fn main() -> ! {
     hprintln!("metric xor_nodes_per_step={}", xor.nodes_per_step);
     hprintln!("metric xor_steps={}", xor.steps);
     hprintln!("metric insns_per_xor_step={}", xor.instructions_per_step);
+    hprintln!("metric stack_peak_bytes={}", checks_stack.max(xor_stack));
+    hprintln!("metric xor_stack_peak_bytes={}", xor_stack);
+    hprintln!("metric stack_size_bytes={}", stack::size());
+    report.check(
+        checks_stack.max(xor_stack) < stack::size(),
+        "the stack stayed within its region",
+    );
     let (ticks, instructions) = timer.calibration();
     hprintln!("metric systick_calibration={}/{}", ticks, instructions);
     hprintln!("metric checks_passed={}", report.passed());
@@ -93,13 +105,42 @@ unsafe fn DefaultHandler(irqn: i16) {
     debug::exit(debug::EXIT_FAILURE);
 }
 
-/// Deliberate failures, built only with the `selftest-*` features, so `cargo xtask firmware
-/// --selftest` can show that each way of failing on the device fails the run.
+/// Deliberate failures, chosen at run time from the semihosting command line (QEMU's
+/// `-append selftest=<mode>`), so `cargo xtask firmware` can show with the very binary it tests
+/// that each way of failing on the device fails the run.
 mod selftest {
-    pub fn fault_or_panic() {
-        #[cfg(feature = "selftest-panic")]
-        panic!("selftest: deliberate panic");
-        #[cfg(feature = "selftest-fault")]
-        cortex_m::asm::udf();
+    use core::sync::atomic::{AtomicBool, Ordering};
+
+    /// Set by `selftest=wrong-derivative`: every reverse-mode derivative is off by 0.1%.
+    static WRONG_DERIVATIVE: AtomicBool = AtomicBool::new(false);
+
+    pub fn wrong_derivative() -> bool {
+        WRONG_DERIVATIVE.load(Ordering::Relaxed)
+    }
+
+    /// Reads the command line and starts the failure it asks for, if any.
+    pub fn start() {
+        let mut buf = [0u8; 512];
+        // SAFETY: SYS_GET_CMDLINE writes at most `buf.len()` bytes (NUL-terminated) into `buf`.
+        let status =
+            unsafe { cortex_m_semihosting::syscall!(GET_CMDLINE, buf.as_mut_ptr(), buf.len() - 1) };
+        if status != 0 {
+            // No command line (no semihosting host, or longer than the buffer): a normal run. A
+            // selftest asked for but not started shows up as a run that did not fail.
+            return;
+        }
+        let len = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+        let line = core::str::from_utf8(&buf[..len]).unwrap_or("");
+        for word in line.split(' ') {
+            match word {
+                "selftest=panic" => panic!("selftest: deliberate panic"),
+                "selftest=fault" => cortex_m::asm::udf(),
+                "selftest=hang" => loop {
+                    core::hint::spin_loop();
+                },
+                "selftest=wrong-derivative" => WRONG_DERIVATIVE.store(true, Ordering::Relaxed),
+                _ => {}
+            }
+        }
     }
 }
