@@ -251,7 +251,12 @@ macro_rules! dual_rules {
                     2 => self.chain(self.re * self.re, self.re + self.re),
                     _ => self.chain_guarded(
                         self.re.powi(n),
-                        S::from_f64(n as f64) * self.re.powi(n - 1),
+                        // x^(n-1); `n - 1` overflows for i32::MIN.
+                        S::from_f64(n as f64)
+                            * match n.checked_sub(1) {
+                                Some(m) => self.re.powi(m),
+                                None => self.re.powi(n) / self.re,
+                            },
                     ),
                 }
             }
@@ -534,10 +539,10 @@ mod tests {
         let s = a + b;
         let p = a * b;
         assert_eq!((s.re, s.eps), (7.0, 2.0));
-        assert_eq!((p.re, p.eps), (10.0, 3.0 * 5.0 + 2.0 * -1.0));
+        assert_eq!((p.re, p.eps), (10.0, 3.0 * 5.0 - 2.0));
         let q = a / b;
         assert_eq!(q.re, 0.4);
-        assert!((q.eps - (3.0 * 5.0 - 2.0 * -1.0) / 25.0).abs() < 1e-15);
+        assert!((q.eps - (3.0 * 5.0 + 2.0) / 25.0).abs() < 1e-15);
     }
 
     #[test]

@@ -218,8 +218,8 @@ fn dual_vec_lanes_are_independent_directions() {
     let f =
         DualVec::<f64, 3>::variable(x, 0) * DualVec::variable(y, 1) * DualVec::variable(z, 2).sin();
     let exact = [y * libm::sin(z), x * libm::sin(z), x * y * libm::cos(z)];
-    for k in 0..3 {
-        assert!(close(f.eps[k], exact[k], 1e-15), "lane {k}");
+    for (k, (got, want)) in f.eps.iter().zip(exact).enumerate() {
+        assert!(close(*got, want, 1e-15), "lane {k}");
     }
     // A lane past N seeds nothing.
     assert_eq!(DualVec::<f64, 2>::variable(1.0, 7).eps, [0.0, 0.0]);

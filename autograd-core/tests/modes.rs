@@ -323,15 +323,16 @@ fn rosenbrock_gradient(x: &[f64], g: &mut [f64]) {
     }
 }
 
+/// The minimum (gradient 0), the classic start, the benchmark point and a scattered point;
+/// entries past `n` are 0.
 fn points(n: usize) -> [[f64; 8]; 4] {
-    let mut p = [[0.0; 8]; 4];
-    for i in 0..n {
-        p[0][i] = 1.0; // the minimum: gradient 0
-        p[1][i] = if i % 2 == 0 { -1.2 } else { 1.0 }; // the classic start
-        p[2][i] = 0.5 + 0.01 * i as f64; // the benchmark point
-        p[3][i] = (i as f64 * 1.7).sin() * 2.0;
-    }
-    p
+    let point = |f: fn(f64) -> f64| core::array::from_fn(|i| if i < n { f(i as f64) } else { 0.0 });
+    [
+        point(|_| 1.0),
+        point(|i| if i % 2.0 == 0.0 { -1.2 } else { 1.0 }),
+        point(|i| 0.5 + 0.01 * i),
+        point(|i| (i * 1.7).sin() * 2.0),
+    ]
 }
 
 #[test]
