@@ -4,8 +4,14 @@
 //! and the time per step, and writes an SVG of the decision boundary, the points and the loss
 //! curve.
 //!
-//! `cargo run --release -p autograd-nn --example moons [-- OUT.svg [SEED]]`
+//! `cargo run --release -p autograd-nn --example moons [-- [--small-tape] [OUT.svg [SEED]]]`
 //! (default output: `target/moons.svg`, default seed 1337, micrograd's).
+//!
+//! Memory: by default the whole batch is recorded on one 1.6 MB tape (on the heap) and each
+//! step is one backward sweep, as in micrograd. `--small-tape` trains the same way on a 41 KB
+//! tape on the stack that holds the parameters, the penalty and one sample: the trainer then
+//! sweeps once per sample and sums the gradients, giving the same result in bounded memory
+//! (the layout a microcontroller would use).
 //!
 //! `tests/examples.rs` includes this file and checks the claims printed here.
 use std::error::Error;
@@ -13,6 +19,7 @@ use std::ops::ControlFlow;
 use std::process::ExitCode;
 use std::time::Instant;
 
+use autograd_core::{Tape, TapeView};
 use autograd_nn::data::{self, Sample};
 use autograd_nn::{
     boxed_tape, Activation, Hinge, Init, LearningRate, Mlp, NnError, Objective, Rng, Sgd, Stats,
@@ -27,21 +34,33 @@ const STEPS: usize = 100;
 /// The whole batch on one tape, so a step is one backward sweep: the parameters, the penalty
 /// (2P + 1), and per sample 2 inputs + the forward pass + the hinge (4 nodes) + the sum.
 const TAPE_NODES: usize = P + 2 * P + 1 + N * (2 + MODEL.forward_nodes() + 5) + 8;
+/// The parameters, the penalty and one sample.
+const SMALL_TAPE_NODES: usize = P + 2 * P + 1 + (2 + MODEL.forward_nodes() + 5) + 8;
+const USAGE: &str = "usage: moons [--small-tape] [OUT.svg [SEED]]";
 
 fn main() -> ExitCode {
-    let mut args = std::env::args().skip(1);
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let small_tape = args.first().is_some_and(|a| a == "--small-tape");
+    if small_tape {
+        args.remove(0);
+    }
+    if args.len() > 2 || args.first().is_some_and(|a| a.starts_with('-')) {
+        eprintln!("{USAGE}");
+        return ExitCode::from(2);
+    }
     let out = args
-        .next()
+        .first()
+        .cloned()
         .unwrap_or_else(|| "target/moons.svg".to_string());
-    let seed = match args.next().map(|s| s.parse::<u64>()) {
+    let seed = match args.get(1).map(|s| s.parse::<u64>()) {
         None => 1337,
         Some(Ok(seed)) => seed,
         Some(Err(e)) => {
-            eprintln!("usage: moons [OUT.svg [SEED]]  (SEED: an unsigned integer; {e})");
+            eprintln!("{USAGE}  (SEED: an unsigned integer; {e})");
             return ExitCode::from(2);
         }
     };
-    let run = match train(seed, true) {
+    let run = match train(seed, true, small_tape) {
         Ok(run) => run,
         Err(e) => {
             eprintln!("error: {e}");
@@ -76,15 +95,23 @@ pub struct MoonsRun {
     pub seconds_per_step: f64,
 }
 
-/// Trains from `seed`, printing progress if `verbose`.
-pub fn train(seed: u64, verbose: bool) -> Result<MoonsRun, NnError> {
+/// Trains from `seed`, printing progress if `verbose`, on a tape for the whole batch or (if
+/// `small_tape`) for one sample.
+pub fn train(seed: u64, verbose: bool, small_tape: bool) -> Result<MoonsRun, NnError> {
     let mut data = data::moons::<N>(0.1, seed);
     let mut params = [0.0_f64; P];
     MODEL.init(&mut params, Init::Uniform, &mut Rng::new(seed))?;
     let objective = Objective::new(MODEL, Hinge).with_l2(1e-4);
 
-    let mut tape = boxed_tape::<f64, TAPE_NODES>();
-    let mut trainer = Trainer::new(&mut *tape, &params)?;
+    let (mut big, mut small);
+    let (tape, nodes): (&mut TapeView<f64>, usize) = if small_tape {
+        small = Tape::<f64, SMALL_TAPE_NODES>::new();
+        (&mut small, SMALL_TAPE_NODES)
+    } else {
+        big = boxed_tape::<f64, TAPE_NODES>();
+        (&mut big, TAPE_NODES)
+    };
+    let mut trainer = Trainer::new(tape, &params)?;
     let mut sgd = Sgd::new(LearningRate::Linear {
         start: 1.0,
         end: 0.1,
@@ -93,8 +120,8 @@ pub fn train(seed: u64, verbose: bool) -> Result<MoonsRun, NnError> {
     if verbose {
         println!(
             "two moons: {N} points, MLP [2, 16, 16, 1] relu, {P} parameters, hinge + 1e-4 L2, \
-         tape of {TAPE_NODES} nodes ({:.1} MB)",
-            (TAPE_NODES * 24) as f64 / 1e6
+             tape of {nodes} nodes ({:.3} MB)",
+            (nodes * 24) as f64 / 1e6
         );
     }
     let mut losses = Vec::with_capacity(STEPS);

@@ -120,7 +120,7 @@ impl<S: Scalar, const P: usize> Optimizer<S, P> for Sgd {
 /// ```
 /// use autograd_nn::{LearningRate, Momentum, Optimizer};
 /// let mut opt = Momentum::new(LearningRate::Constant(0.1), 0.9);
-/// let mut p = [1.0];
+/// let mut p = [1.0_f64];
 /// opt.step(&mut p, &[1.0]); // v = 1,   p = 1 - 0.1
 /// opt.step(&mut p, &[1.0]); // v = 1.9, p = 0.9 - 0.19
 /// assert!((p[0] - 0.71).abs() < 1e-15);
@@ -170,7 +170,7 @@ impl<S: Scalar, const P: usize> Optimizer<S, P> for Momentum<S, P> {
 /// ```
 /// use autograd_nn::{Adam, LearningRate, Optimizer};
 /// let mut adam = Adam::new(LearningRate::Constant(0.01));
-/// let mut p = [1.0, 1.0];
+/// let mut p = [1.0_f64, 1.0];
 /// adam.step(&mut p, &[4.0, -0.001]);
 /// // The first step moves every parameter by about lr, whatever the gradient's size.
 /// assert!((p[0] - (1.0 - 0.01)).abs() < 1e-9);

@@ -27,8 +27,8 @@ fn xor_gets_every_sign_right_with_the_seed_lessons_setup() {
 }
 
 #[test]
-fn moons_reach_full_training_accuracy_in_micrograds_100_steps() {
-    let run = moons::train(1337, false).unwrap();
+fn moons_reach_full_training_accuracy_in_micrograds_100_steps_on_any_tape_size() {
+    let run = moons::train(1337, false, false).unwrap();
     assert_eq!(run.updates, 100);
     assert_eq!(run.stats.correct, 100);
     assert!(run.stats.loss < 0.03, "{}", run.stats.loss);
@@ -44,6 +44,16 @@ fn moons_reach_full_training_accuracy_in_micrograds_100_steps() {
     assert!(svg.contains("decision boundary"));
     assert!(svg.matches("<circle").count() >= 100);
     assert!(svg.contains("<polyline"));
+
+    // The bounded-memory mode (`--small-tape`): a tape for one sample, one backward sweep per
+    // sample, gradients summed. Same data, same initialisation, the same gradient up to
+    // rounding, so the same network.
+    let small = moons::train(1337, false, true).unwrap();
+    assert_eq!(small.stats.correct, 100);
+    assert!((small.stats.loss - run.stats.loss).abs() < 1e-9);
+    for (a, b) in small.params.iter().zip(&run.params) {
+        assert!((a - b).abs() < 1e-9, "{a} vs {b}");
+    }
 }
 
 #[test]
