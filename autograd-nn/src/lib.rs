@@ -8,7 +8,7 @@
 //! rewinds to the parameters, records the forward pass and the loss, runs one backward sweep
 //! (or one per chunk of samples when the tape is small) and updates the parameters in place.
 //!
-//! - Networks: [`Mlp`] with any layer sizes up to [`MAX_WIDTH`], [`Activation`]s tanh, relu,
+//! - Networks: [`neuron`], [`Layer`], [`Mlp`] with any layer sizes up to [`MAX_WIDTH`], [`Activation`]s tanh, relu,
 //!   leaky relu, sigmoid and linear, seeded [`Init`] (uniform(-1, 1), Xavier, He).
 //! - Losses ([`Loss`]): [`SquaredError`], [`Hinge`], [`BceWithLogits`],
 //!   [`SoftmaxCrossEntropy`]; [`Reduction`]; L2 through [`Objective::with_l2`].
@@ -60,7 +60,7 @@ pub use error::NnError;
 pub use loss::{
     l2_penalty, BceWithLogits, Hinge, Loss, Reduction, SoftmaxCrossEntropy, SquaredError,
 };
-pub use mlp::{Activation, Init, Mlp, MAX_WIDTH};
+pub use mlp::{neuron, Activation, Init, Layer, Mlp, MAX_WIDTH};
 pub use optim::{Adam, LearningRate, Momentum, Optimizer, Sgd};
 pub use rng::Rng;
 pub use train::{Objective, Outcome, Progress, Stats, Stop, TrainConfig, Trainer};

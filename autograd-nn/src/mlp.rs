@@ -67,6 +67,70 @@ pub enum Init {
     He,
 }
 
+/// One neuron: `act(bias + weights · x)`, summed in micrograd's order
+/// (`((b + w0 x0) + w1 x1) + ...`). On a tape that is `2 n` nodes plus the activation's.
+///
+/// ```
+/// use autograd_nn::{neuron, Activation};
+/// let y = neuron(&[0.5_f64, -1.0], 0.25, &[2.0, 3.0], Activation::Relu);
+/// assert_eq!(y, 0.0); // relu(0.25 + 1 - 3)
+/// let y = neuron(&[0.5_f64, -1.0], 0.25, &[2.0, 3.0], Activation::Linear);
+/// assert_eq!(y, -1.75);
+/// ```
+#[inline]
+pub fn neuron<T: Number>(weights: &[T], bias: T, x: &[T], act: Activation) -> T {
+    let mut sum = bias;
+    for (w_i, x_i) in weights.iter().zip(x) {
+        sum = sum + *w_i * *x_i;
+    }
+    act.apply(sum)
+}
+
+/// One dense layer of an [`Mlp`]: where its parameters sit in the network's parameter slice,
+/// and how to evaluate it. Obtain them from [`Mlp::layers`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Layer {
+    /// Inputs per neuron.
+    pub inputs: usize,
+    /// Neurons.
+    pub outputs: usize,
+    /// The neurons' activation.
+    pub activation: Activation,
+    /// Index of the layer's first parameter in the network's parameter slice.
+    pub offset: usize,
+}
+
+impl Layer {
+    /// `outputs * (inputs + 1)`: each neuron's weights, then its bias.
+    pub const fn param_count(&self) -> usize {
+        self.outputs * (self.inputs + 1)
+    }
+
+    /// Evaluates the layer: `params` are this layer's own `param_count()` parameters, `x` its
+    /// `inputs` values, `y` receives its `outputs` values.
+    ///
+    /// # Panics
+    /// If a slice is shorter than stated (a programming error; [`Mlp::forward`] checks its
+    /// arguments and never passes such slices).
+    ///
+    /// ```
+    /// use autograd_nn::{Activation, Mlp};
+    /// let m = Mlp::new([2, 3, 1], Activation::Tanh, Activation::Linear);
+    /// let last = m.layers().last().unwrap();
+    /// assert_eq!((last.inputs, last.outputs, last.offset), (3, 1, 9));
+    /// let mut y = [0.0];
+    /// last.forward(&[1.0, 2.0, 3.0, 0.5], &[1.0, 1.0, -1.0], &mut y);
+    /// assert_eq!(y, [0.5]); // 0.5 + 1 + 2 - 3
+    /// ```
+    pub fn forward<T: Number>(&self, params: &[T], x: &[T], y: &mut [T]) {
+        let n = self.inputs;
+        for (j, y_j) in y[..self.outputs].iter_mut().enumerate() {
+            let w = &params[j * (n + 1)..j * (n + 1) + n];
+            *y_j = neuron(w, params[j * (n + 1) + n], &x[..n], self.activation);
+        }
+    }
+}
+
 /// A multilayer perceptron with `D` sizes (`D - 1` layers of neurons).
 ///
 /// Every neuron computes `act(b + w · x)`. Hidden layers use the `hidden` activation and the
@@ -164,6 +228,21 @@ impl<const D: usize> Mlp<D> {
         self.output
     }
 
+    /// The `D - 1` layers in order, with their place in the parameter slice.
+    pub fn layers(&self) -> impl Iterator<Item = Layer> + '_ {
+        let mut offset = 0;
+        (0..D - 1).map(move |l| {
+            let layer = Layer {
+                inputs: self.sizes[l],
+                outputs: self.sizes[l + 1],
+                activation: if l + 2 == D { self.output } else { self.hidden },
+                offset,
+            };
+            offset += layer.param_count();
+            layer
+        })
+    }
+
     /// Number of parameters (weights and biases): `sum over layers of n_out * (n_in + 1)`.
     pub const fn param_count(&self) -> usize {
         let mut total = 0;
@@ -244,19 +323,9 @@ impl<const D: usize> Mlp<D> {
         let mut buf_b = [T::zero(); MAX_WIDTH];
         let (mut x, mut y) = (&mut buf_a, &mut buf_b);
         x[..input.len()].copy_from_slice(input);
-        let mut offset = 0;
-        for l in 0..D - 1 {
-            let (n_in, n_out) = (self.sizes[l], self.sizes[l + 1]);
-            let act = if l + 2 == D { self.output } else { self.hidden };
-            for y_j in y[..n_out].iter_mut() {
-                let w = &params[offset..offset + n_in];
-                let mut sum = params[offset + n_in];
-                for (w_i, x_i) in w.iter().zip(&x[..n_in]) {
-                    sum = sum + *w_i * *x_i;
-                }
-                *y_j = act.apply(sum);
-                offset += n_in + 1;
-            }
+        for layer in self.layers() {
+            let p = &params[layer.offset..layer.offset + layer.param_count()];
+            layer.forward(p, &x[..layer.inputs], &mut y[..layer.outputs]);
             core::mem::swap(&mut x, &mut y);
         }
         output.copy_from_slice(&x[..self.outputs()]);
