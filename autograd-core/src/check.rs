@@ -1,25 +1,5 @@
 //! Gradient checks: compare gradients element-wise and report the worst element, and run the
 //! checks PyTorch's `gradcheck` makes, across reverse mode, forward mode and central differences.
-//!
-//! # The rule and the default tolerances
-//! An element passes when `|a - b| <= atol + rtol·|b|` (`b` the reference; PyTorch's `allclose`
-//! rule), or `a == b` (so equal infinities pass); a NaN never passes. The defaults depend on what
-//! is compared and on the scalar's machine epsilon `ε`:
-//!
-//! - [`Tolerance::between_modes`] (reverse vs forward, both exact up to rounding):
-//!   `atol = rtol = 4096 ε`, i.e. **9.1e-13 in `f64`** and **4.9e-4 in `f32`**. The two modes
-//!   apply the same chain rule in different association orders, so each is off by a few ulps per
-//!   operation, amplified by cancellation; 4096 ulps covers expressions of hundreds of operations
-//!   with moderate cancellation, and still catches any wrong rule (which is off by O(1)).
-//! - [`Tolerance::finite_differences`] (a mode vs central differences): `atol = rtol = 64 √ε`,
-//!   i.e. **9.5e-7 in `f64`** and **2.2e-2 in `f32`**. Central differences with the step of
-//!   [`central_step`](crate::central_step) have error `ε^(2/3) · C`, where `C` grows with the
-//!   curvature (`|f'''|` against `|f'|`) and with `|f|` against `|f'|` (the rounding error is
-//!   `ε |f| / h`). For a well-scaled function `C ~ 1`, so they bottom out near 1e-10 relative in
-//!   `f64` and 1e-4..1e-5 in `f32`; compositions of a few dozen operations at random points were
-//!   measured up to ~1e-7 in `f64` (the tests' random programs). The default leaves room for
-//!   `C` up to ~10^4 in `f64` (close to PyTorch gradcheck's `atol = 1e-5`) and ~10^3 in `f32`,
-//!   while a wrong derivative rule, typically off by O(1), still fails.
 
 use core::fmt;
 
@@ -30,6 +10,26 @@ use crate::{
 };
 
 /// Absolute and relative tolerance of [`compare`]: `|a - b| <= atol + rtol·|b|`.
+///
+/// # The rule and the default tolerances
+/// An element passes when `|a - b| <= atol + rtol·|b|` (`b` the reference; PyTorch's `allclose`
+/// rule), or `a == b` (so equal infinities pass); a NaN never passes. The defaults depend on what
+/// is compared and on the scalar's machine epsilon `ε`:
+///
+/// - [`Tolerance::between_modes`] (reverse vs forward, both exact up to rounding):
+///   `atol = rtol = 4096 ε`, i.e. **9.1e-13 in `f64`** and **4.9e-4 in `f32`**. The two modes
+///   apply the same chain rule in different association orders, so each is off by a few ulps per
+///   operation, amplified by cancellation; 4096 ulps covers expressions of hundreds of operations
+///   with moderate cancellation, and still catches any wrong rule (which is off by O(1)).
+/// - [`Tolerance::finite_differences`] (a mode vs central differences): `atol = rtol = 64 √ε`,
+///   i.e. **9.5e-7 in `f64`** and **2.2e-2 in `f32`**. Central differences with the step of
+///   [`central_step`](crate::central_step) have error `ε^(2/3) · C`, where `C` grows with the
+///   curvature (`|f'''|` against `|f'|`) and with `|f|` against `|f'|` (the rounding error is
+///   `ε |f| / h`). For a well-scaled function `C ~ 1`, so they bottom out near 1e-10 relative in
+///   `f64` and 1e-4..1e-5 in `f32`; compositions of a few dozen operations at random points were
+///   measured up to ~1e-7 in `f64` (the tests' random programs). The default leaves room for
+///   `C` up to ~10^4 in `f64` (close to PyTorch gradcheck's `atol = 1e-5`) and ~10^3 in `f32`,
+///   while a wrong derivative rule, typically off by O(1), still fails.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Tolerance {
     /// Absolute tolerance (matters where the reference is near 0).
@@ -45,7 +45,7 @@ impl Tolerance {
     }
 
     /// Default for comparing two exact modes (reverse vs forward): `4096 ε` for both parts
-    /// (9.1e-13 in `f64`, 4.9e-4 in `f32`). See the [module docs](self) for why.
+    /// (9.1e-13 in `f64`, 4.9e-4 in `f32`). See the [type docs](Tolerance) for why.
     ///
     /// ```
     /// use autograd_core::Tolerance;
@@ -57,7 +57,7 @@ impl Tolerance {
     }
 
     /// Default for comparing a mode against central differences: `64 √ε` for both parts
-    /// (9.5e-7 in `f64`, 2.2e-2 in `f32`). See the [module docs](self) for why.
+    /// (9.5e-7 in `f64`, 2.2e-2 in `f32`). See the [type docs](Tolerance) for why.
     ///
     /// ```
     /// use autograd_core::Tolerance;

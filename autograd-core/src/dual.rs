@@ -12,13 +12,6 @@
 //! They are independent of the tape's rules in the reverse-mode module (the only shared code is the
 //! *value* of each function, from [`crate::math`], so values are bit-identical in every mode): that
 //! independence is what makes reverse-vs-forward agreement a real check.
-//!
-//! # Conventions
-//! As on the tape (and PyTorch): `relu'(0) = 0`, `abs'(0) = 0`, `leaky_relu'(0) = slope`,
-//! `max`/`min` of equal arguments take half of each tangent, `d/dy x^y = 0` at `x = 0, y >= 0`.
-//! A zero tangent stays exactly zero even where the derivative is infinite or undefined
-//! (`sqrt(0)`, `ln(0)`, `x^y` in `y` for `x < 0`): a lane that does not depend on an input has
-//! derivative 0, as on the tape, which skips zero adjoints.
 
 use core::cmp::Ordering;
 use core::fmt;
@@ -33,6 +26,13 @@ use crate::{math, Number, Scalar};
 /// products by forward-over-reverse; see [`hessian_vector_product`](crate::hessian_vector_product)).
 /// `==` and `<` compare the real part only, so branches and kinks behave as for a plain value;
 /// [`Scalar::is_zero`] checks both parts.
+///
+/// # Conventions
+/// As on the tape (and PyTorch): `relu'(0) = 0`, `abs'(0) = 0`, `leaky_relu'(0) = slope`,
+/// `max`/`min` of equal arguments take half of each tangent, `d/dy x^y = 0` at `x = 0, y >= 0`.
+/// A zero tangent stays exactly zero even where the derivative is infinite or undefined
+/// (`sqrt(0)`, `ln(0)`, `x^y` in `y` for `x < 0`): a lane that does not depend on an input has
+/// derivative 0, as on the tape, which skips zero adjoints.
 ///
 /// The seed lesson's forward-mode example, `d/dx sin(x²)` at 2:
 ///
@@ -365,7 +365,9 @@ macro_rules! dual_rules {
                 // (a/b)' = a'/b - (a/b) b'/b
                 let q = self.re / rhs.re;
                 let inv = S::ONE / rhs.re;
-                Self::combine(q, self, inv, rhs, -(q * inv))
+                // Guarded: `q * inv` overflows for a tiny divisor (x / 1e-20 in f32), and a
+                // divisor with a zero tangent (a constant) must not turn that into 0 * inf = NaN.
+                Self::combine_guarded(q, self, inv, rhs, -(q * inv))
             }
         }
 

@@ -1,21 +1,21 @@
 //! Central finite differences: the mode that needs no derivative rules at all, and so the
 //! independent check of the other two.
-//!
-//! `∂f/∂x_i ≈ (f(x + h e_i) - f(x - h e_i)) / (2h)` has truncation error `h² f'''/6` and rounding
-//! error about `ε |f| / h`; the two balance at `h ~ ε^(1/3)`. So the step for input `i` is
-//!
-//! `h_i = cbrt(ε) · max(1, |x_i|)`
-//!
-//! (`ε` the machine epsilon of the scalar: `h ≈ 6.1e-6` in `f64`, `4.9e-3` in `f32`, scaled by
-//! `|x_i|` for large inputs so the step is not lost in rounding), and the best attainable
-//! relative error is about `ε^(2/3)`: ~1e-10 in `f64`, ~1e-4 to 1e-5 in `f32` for a well-scaled
-//! function. The divisor is the step actually taken, `(x_i + h) - (x_i - h)`, not `2h`, which
-//! removes the error of representing `x_i ± h`.
 
 use crate::gradient::{buffer, expect_len, jacobian_shape, tiered};
 use crate::{DiffError, Function, Scalar, VectorFunction};
 
 /// The central-difference step for an input of value `x`: `cbrt(ε) · max(1, |x|)`.
+///
+/// `∂f/∂x_i ≈ (f(x + h e_i) - f(x - h e_i)) / (2h)` has truncation error `h² f'''/6` and rounding
+/// error about `ε |f| / h`; the two balance at `h ~ ε^(1/3)`. So the step for input `i` is
+///
+/// `h_i = cbrt(ε) · max(1, |x_i|)`
+///
+/// (`ε` the machine epsilon of the scalar: `h ≈ 6.1e-6` in `f64`, `4.9e-3` in `f32`, scaled by
+/// `|x_i|` for large inputs so the step is not lost in rounding), and the best attainable
+/// relative error is about `ε^(2/3)`: ~1e-10 in `f64`, ~1e-4 to 1e-5 in `f32` for a well-scaled
+/// function. The divisor is the step actually taken, `(x_i + h) - (x_i - h)`, not `2h`, which
+/// removes the error of representing `x_i ± h`.
 ///
 /// ```
 /// use autograd_core::central_step;
@@ -29,7 +29,7 @@ pub fn central_step<S: Scalar>(x: S) -> S {
 }
 
 /// `grad ≈ ∇f(x)` by central differences, `2n + 1` plain evaluations of `f`; returns `f(x)`.
-/// See the [module docs](self) for the step and the error to expect.
+/// See [`central_step`] for the step and the error to expect.
 ///
 /// # Errors
 /// [`DiffError::LengthMismatch`] if `grad.len() != x.len()`; [`DiffError::DimensionTooLarge`]

@@ -9,6 +9,19 @@
 //!   sweep gives the gradient with respect to every recorded value.
 //! - Running out of room is a value, not a crash: see [`TapeError`].
 //! - Functions written against [`Number`] run on plain `f32`/`f64` and on a tape unchanged.
+//! - **Forward mode**: [`Dual`] numbers (they nest: `Dual<Dual<f64>>` carries second
+//!   derivatives) and [`DualVec`] (`N` directional derivatives per pass), with the same kink
+//!   conventions, their derivative rules written independently of the tape's.
+//! - **One function, every mode**: implement [`Function`] (R^n → R) or [`VectorFunction`]
+//!   (R^n → R^m) once over [`Number`]; then [`gradient_reverse`], [`gradient_forward`],
+//!   [`gradient_forward_vec`], [`gradient_central`] (central differences, step
+//!   `cbrt(ε)·max(1, |x|)`), [`jacobian_reverse`], [`jacobian_forward`] and [`jacobian_central`]
+//!   differentiate it into caller-provided slices, without allocating.
+//! - **Checks**: [`compare`] (`|a - b| <= atol + rtol·|b|`, worst element reported) and
+//!   [`gradcheck`] (reverse vs forward vs central differences, backward twice, zero seed), with
+//!   default [`Tolerance`]s per scalar type.
+//! - **Second order**: [`hessian_vector_product`] by forward over reverse (a `Tape<Dual<S>, N>`),
+//!   full [`hessian`] from `n` of them, or [`hessian_forward`] (forward over forward).
 //!
 //! The seed lesson's example, `y = relu(x1 * x2 + 1)`:
 //!

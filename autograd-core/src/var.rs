@@ -212,7 +212,17 @@ impl<'t, S: Scalar> Var<'t, S> {
     #[inline]
     pub fn powi(self, n: i32) -> Self {
         if n.unsigned_abs() > MAX_INLINE_EXPONENT as u32 {
-            return self.binary(Var::constant(S::from_f64(n as f64)), Op::Powf);
+            // Too large to store in the node: recorded as `powf` with the exponent in a constant
+            // node, but with `powi`'s value, so the value is the same as in every other mode (in
+            // f32, `x.pow(n as f32)` could even flip the sign: `n as f32` may lose its parity).
+            let value = self.value.powi(n);
+            return match self.tape {
+                Some(t) => {
+                    let c = Var::constant(S::from_f64(n as f64)).index_on(t);
+                    Var::on(t, t.push(value, Op::Powf, self.index, c), value)
+                }
+                None => Var::constant(value),
+            };
         }
         self.unary(Op::Powi, S::ZERO, n)
     }

@@ -1,0 +1,76 @@
+//! Every failure the fuzz targets (`fuzz/`, `cargo xtask fuzz`) found, as a plain test.
+//!
+//! Each test names the target that found it and the input it reduced to. The fuzz targets compare
+//! the tape, the dual numbers and an independent interpreter on arbitrary programs; these tests pin
+//! the specific programs that once disagreed, with the values worked out by hand.
+
+use autograd_core::{Dual, Number, Tape};
+
+/// differential: `x.powi(-656932609)` at `x = -0.125` in f32. Exponents too large for a node's
+/// 28-bit field are recorded as `powf`; the tape used to compute the value as
+/// `x.pow(n as f32)`, and `-656932609 as f32` is the even `-656932608`, so the tape said `+inf`
+/// where `f32::powi` and `Dual` say `-inf` (an odd power of a negative number).
+#[test]
+fn powi_with_a_huge_odd_exponent_keeps_its_sign_on_the_tape() {
+    let n = -656_932_609;
+    let tape = Tape::<f32, 8>::new();
+    let x = tape.var(-0.125);
+    let y = x.powi(n);
+    assert_eq!(y.value(), f32::NEG_INFINITY);
+    assert_eq!(Number::powi(-0.125_f32, n), f32::NEG_INFINITY);
+    assert_eq!(Dual::variable(-0.125_f32).powi(n).re, f32::NEG_INFINITY);
+    tape.check().unwrap();
+}
+
+/// differential: values must be bit-identical in every mode, also for exponents recorded as
+/// `powf`. Near 1 a huge power is finite, and `pow` and repeated squaring round differently.
+#[test]
+fn powi_with_a_huge_exponent_has_the_same_value_in_every_mode() {
+    for n in [1_000_000_001, -300_000_007, i32::MAX, i32::MIN] {
+        for x in [1.0 + 1e-10, 1.0 - 3e-11, -1.0, 1.0] {
+            let plain = Number::powi(x, n);
+            let tape = Tape::<f64, 8>::new();
+            let y = tape.var(x).powi(n);
+            let dual = Dual::variable(x).powi(n);
+            assert_eq!(y.value().to_bits(), plain.to_bits(), "tape, x = {x}, n = {n}");
+            assert_eq!(dual.re.to_bits(), plain.to_bits(), "dual, x = {x}, n = {n}");
+        }
+    }
+}
+
+/// differential: `Dual::powi(i32::MIN)` computed `x^(n - 1)` with `n - 1` overflowing (a panic
+/// in debug builds). d/dx x^n = n x^(n-1): at x = 1 that is n; at x = -1 it is n (-1)^(n-1) = -n.
+#[test]
+fn powi_of_i32_min_differentiates_without_overflow() {
+    let n = i32::MIN;
+    for (x, dy) in [(1.0_f64, -2_147_483_648.0), (-1.0, 2_147_483_648.0)] {
+        let d = Dual::variable(x).powi(n);
+        assert_eq!((d.re, d.eps), (1.0, dy), "dual at {x}");
+        let tape = Tape::<f64, 8>::new();
+        let xv = tape.var(x);
+        let y = xv.powi(n);
+        assert_eq!(y.value(), 1.0);
+        assert_eq!(tape.backward(y).unwrap().wrt(xv), dy, "tape at {x}");
+    }
+}
+
+/// differential: `x / c` for a tiny constant `c`. Forward mode computed the derivative with
+/// respect to the divisor, `-(x/c)/c`, which overflows, and multiplied it by the divisor's zero
+/// tangent: 0 * -inf = NaN. The derivative is 1/c, finite. Found in f64 with
+/// `c ≈ 8e-227`; in f32 it already happens at `c = 1e-20`.
+#[test]
+fn dividing_by_a_tiny_constant_has_a_finite_forward_derivative() {
+    let c32 = 1e-20_f32;
+    let d = Dual::variable(0.125_f32) / Dual::constant(c32);
+    assert_eq!(d.eps, 1.0 / c32);
+
+    let c64 = f64::from_bits(1_224_457_927_952_110_858); // the constant the fuzzer found
+    assert!((0.125 / c64 / c64).is_infinite());
+    let d = Dual::variable(0.125_f64) / Dual::constant(c64);
+    assert_eq!(d.eps, 1.0 / c64);
+    // Reverse mode agrees.
+    let tape = Tape::<f64, 8>::new();
+    let x = tape.var(0.125);
+    let y = x / c64;
+    assert_eq!(tape.backward(y).unwrap().wrt(x), 1.0 / c64);
+}
