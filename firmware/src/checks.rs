@@ -1,11 +1,12 @@
 //! Derivatives checked on the device, in `f32`: the seeds' worked examples against their
-//! hand-derived values, then a batch of functions where reverse mode is compared with finite
-//! differences.
+//! hand-derived values, then a batch of functions where reverse mode (the tape), forward mode
+//! (dual numbers, whose rules are written independently of the tape's) and finite differences
+//! must agree.
 
-use autograd_core::{Number, TapeError, Var};
+use autograd_core::{Dual, Number, TapeError, Var};
 use cortex_m_semihosting::hprintln;
 
-use crate::report::{close, Report};
+use crate::report::Report;
 use crate::DeviceTape;
 
 /// Reverse mode: records `f` at `x` on a cleared tape, returns `f(x)` and its gradient.
@@ -24,6 +25,17 @@ pub fn reverse<const D: usize>(
         grad = grad.map(|g| g * 1.001);
     }
     Ok((y.value(), grad))
+}
+
+/// Forward mode: `df/dx_i` from one pass of dual numbers seeded in direction `i`.
+pub fn forward<const D: usize>(
+    f: impl Fn([Dual<f32>; D]) -> Dual<f32>,
+    x: [f32; D],
+    i: usize,
+) -> f32 {
+    let mut xs = x.map(Dual::constant);
+    xs[i] = Dual::variable(x[i]);
+    f(xs).eps
 }
 
 /// `df/dx_i` by the five-point central difference in `f32` (error O(h^4) plus rounding).
@@ -103,6 +115,9 @@ pub fn seed_examples(tape: &mut DeviceTape, report: &mut Report) {
     let (_, g) = gradient(tape, report, "sin(x^2)", [2.0], |[x]| (x * x).sin());
     report.close("sin(x^2)' at 2", g[0], -2.614_574_5, 1e-6);
     report.close("sin(x^2)' at 2 vs the lesson's -2.615", g[0], -2.615, 2e-4);
+    // The lesson's forward-mode walk-through of the same derivative, with a dual number.
+    let fwd = forward(|[x]| (x * x).sin(), [2.0], 0);
+    report.close("sin(x^2)' at 2, forward mode", fwd, -2.614_574_5, 1e-6);
 
     // Exercise 1: d/dx x^3 at 2 = 3 * 2^2 = 12, through powi and through products.
     let (_, g) = gradient(tape, report, "x^3", [2.0], |[x]| x.powi(3));
@@ -129,6 +144,13 @@ pub fn seed_examples(tape: &mut DeviceTape, report: &mut Report) {
     report.close("neuron value", y, 0.6, 1e-6);
     for (i, want) in [2.0, 0.5, 0.5, -1.0, 1.0].into_iter().enumerate() {
         report.close("neuron gradient", g[i], want, 0.0);
+        // Exercise 4: a dual number gives the same derivatives as reverse mode.
+        let fwd = forward(
+            |[w1, x1, w2, x2, b]| (w1 * x1 + w2 * x2 + b).relu(),
+            [0.5, 2.0, -1.0, 0.5, 0.1],
+            i,
+        );
+        report.close("neuron gradient, forward mode", fwd, want, 0.0);
     }
 
     // The lesson's gradient check: tanh(x^3 + 2x + 1) at 0.5; by hand
@@ -202,8 +224,12 @@ const GRID_Y: [f32; 3] = [-0.75, 0.3, 0.95];
 
 /// Relative tolerance of reverse mode against the five-point difference in `f32`.
 const FD_TOL: f32 = 5e-4;
+/// Relative tolerance of reverse against forward mode: both are exact up to `f32` rounding, in
+/// a different order of operations.
+const FORWARD_TOL: f32 = 4e-6;
 
 /// Worst error seen, to report how much room the tolerance leaves.
+#[derive(Default)]
 struct Worst(f32);
 
 impl Worst {
@@ -216,19 +242,41 @@ impl Worst {
     }
 }
 
-fn check_function<F: Function>(tape: &mut DeviceTape, report: &mut Report, worst: &mut Worst) {
+/// Worst errors of reverse mode against finite differences and against forward mode.
+#[derive(Default)]
+struct Worsts {
+    fd: Worst,
+    forward: Worst,
+}
+
+/// Reverse vs forward vs finite differences for one partial derivative.
+fn agree(
+    report: &mut Report,
+    worst: &mut Worsts,
+    name: &str,
+    reverse: f32,
+    forward: f32,
+    fd: f32,
+) -> bool {
+    worst.fd.see(reverse, fd);
+    worst.forward.see(reverse, forward);
+    let a = report.close(name, reverse, forward, FORWARD_TOL);
+    let b = report.close(name, reverse, fd, FD_TOL);
+    a && b
+}
+
+fn check_function<F: Function>(tape: &mut DeviceTape, report: &mut Report, worst: &mut Worsts) {
     for x in GRID_X {
         for y in GRID_Y {
             let p = [x, y];
             let (value, g) = gradient(tape, report, F::NAME, p, |v| F::eval(v));
             report.close(F::NAME, value, F::eval::<f32>(p), 0.0);
             for (i, gi) in g.into_iter().enumerate() {
+                let fwd = forward(F::eval, p, i);
                 let fd = finite_difference(F::eval::<f32>, p, i);
-                worst.see(gi, fd);
-                if !close(gi, fd, FD_TOL) {
+                if !agree(report, worst, F::NAME, gi, fwd, fd) {
                     hprintln!("  at ({}, {}), d/dx{}", x, y, i);
                 }
-                report.close(F::NAME, gi, fd, FD_TOL);
             }
         }
     }
@@ -239,7 +287,7 @@ fn check_function<F: Function>(tape: &mut DeviceTape, report: &mut Report, worst
 pub fn gradient_batch(tape: &mut DeviceTape, report: &mut Report) {
     let before = report.failed();
     let passed_before = report.passed();
-    let mut worst = Worst(0.0);
+    let mut worst = Worsts::default();
     check_function::<SinExpTanh>(tape, report, &mut worst);
     check_function::<NormOverSigmoid>(tape, report, &mut worst);
     check_function::<CubicCos>(tape, report, &mut worst);
@@ -253,15 +301,19 @@ pub fn gradient_batch(tape: &mut DeviceTape, report: &mut Report) {
     let params = crate::xor::initial_parameters();
     let (_, g) = gradient(tape, report, "xor loss", params, |p| crate::xor::loss(&p));
     for (i, gi) in g.into_iter().enumerate() {
+        let fwd = forward(|p| crate::xor::loss(&p), params, i);
         let fd = finite_difference(|p| crate::xor::loss(&p), params, i);
-        worst.see(gi, fd);
-        report.close("xor loss gradient", gi, fd, FD_TOL);
+        agree(report, &mut worst, "xor loss gradient", gi, fwd, fd);
     }
 
     hprintln!(
-        "gradient checks (reverse vs finite differences): {} checks, {} failed, worst relative error {}",
+        "gradient checks (reverse vs forward vs finite differences): {} checks, {} failed",
         report.passed() - passed_before + (report.failed() - before),
         report.failed() - before,
-        worst.0
+    );
+    hprintln!(
+        "  worst relative difference: reverse vs forward {}, reverse vs finite differences {}",
+        worst.forward.0,
+        worst.fd.0
     );
 }

@@ -49,7 +49,7 @@ impl Report {
 }
 
 /// `|got - want| <= tol * max(1, |want|)`, false for NaN.
-pub fn close(got: f32, want: f32, tol: f32) -> bool {
+fn close(got: f32, want: f32, tol: f32) -> bool {
     let scale = if want.abs() > 1.0 { want.abs() } else { 1.0 };
     (got - want).abs() <= tol * scale
 }
