@@ -50,6 +50,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod anomaly;
 mod check;
 mod dot;
 mod dual;
@@ -65,6 +66,7 @@ mod scalar;
 mod tape;
 mod var;
 
+pub use anomaly::{Anomaly, AnomalyInput, AnomalyKind, BackwardError};
 pub use check::{
     compare, gradcheck, gradcheck_with, Comparison, ElementError, GradcheckReport, Tolerance,
 };
