@@ -2,14 +2,16 @@
 //! [`autograd_core`], without a heap.
 //!
 //! `autograd-nn` trains the small networks of the seed lesson (XOR) and of micrograd's demo (two
-//! moons) on a host or on a microcontroller. It is `#![no_std]` and never allocates: a network
+//! moons) on a host or on a microcontroller. It is `#![no_std]` and never allocates (the `std`
+//! feature adds one host helper, `boxed_tape`, that does): a network
 //! is a `Copy` description ([`Mlp`]), its parameters are a plain `[S; P]` array the caller owns,
 //! and a [`Trainer`] reuses one fixed-capacity [`Tape`](autograd_core::Tape) for every step: it
 //! rewinds to the parameters, records the forward pass and the loss, runs one backward sweep
 //! (or one per chunk of samples when the tape is small) and updates the parameters in place.
 //!
-//! - Networks: [`neuron`], [`Layer`], [`Mlp`] with any layer sizes up to [`MAX_WIDTH`], [`Activation`]s tanh, relu,
-//!   leaky relu, sigmoid and linear, seeded [`Init`] (uniform(-1, 1), Xavier, He).
+//! - Networks: [`neuron`], [`Layer`], [`Mlp`] with any layer sizes up to [`MAX_WIDTH`];
+//!   [`Activation`]s tanh, relu, leaky relu, sigmoid and linear; seeded [`Init`]
+//!   (uniform(-1, 1), Xavier, He).
 //! - Losses ([`Loss`]): [`SquaredError`], [`Hinge`], [`BceWithLogits`],
 //!   [`SoftmaxCrossEntropy`]; [`Reduction`]; L2 through [`Objective::with_l2`].
 //! - Optimizers ([`Optimizer`]): [`Sgd`] with a [`LearningRate`] schedule, [`Momentum`],
@@ -19,6 +21,10 @@
 //! The forward pass and the losses are written once against [`Number`](autograd_core::Number),
 //! so the objective the trainer differentiates can also be evaluated on `f64` and on dual
 //! numbers, which is how the tests check every gradient.
+//!
+//! Memory is bounded by the tape the caller chooses: a tape that holds the whole batch gives one
+//! backward sweep per step; a tape that holds the parameters and a single sample gives the same
+//! gradient with one sweep per sample (see [`Trainer`]). Everything works in `f32` as in `f64`.
 //!
 //! ```
 //! use autograd_core::Tape;
