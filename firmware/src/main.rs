@@ -56,6 +56,11 @@ fn main() -> ! {
     hprintln!("metric xor_nodes_per_step={}", xor.nodes_per_step);
     hprintln!("metric xor_steps={}", xor.steps);
     hprintln!("metric insns_per_xor_step={}", xor.instructions_per_step);
+    hprintln!("metric xor_core_nodes_per_step={}", xor.core_nodes_per_step);
+    hprintln!(
+        "metric insns_per_xor_step_core={}",
+        xor.core_instructions_per_step
+    );
     hprintln!("metric stack_peak_bytes={}", checks_stack.max(xor_stack));
     hprintln!("metric xor_stack_peak_bytes={}", xor_stack);
     hprintln!("metric stack_size_bytes={}", stack::size());

@@ -5,7 +5,7 @@
 //! Training stops at the first step after which every prediction has the target's sign with a
 //! margin (`pred * target > 0.5`), so a lucky near-zero output does not count as learned.
 
-use autograd_core::Number;
+use autograd_core::{NodeId, Number, TapeError, Var};
 use autograd_nn::data::{self, Sample};
 use autograd_nn::{
     Activation, Init, LearningRate, Mlp, NnError, Objective, Optimizer, Reduction, Rng, Sgd,
@@ -65,6 +65,9 @@ pub struct XorResult {
     pub steps: u32,
     pub nodes_per_step: usize,
     pub instructions_per_step: u64,
+    /// The same steps written by hand on the core (no autograd-nn), as a baseline.
+    pub core_nodes_per_step: usize,
+    pub core_instructions_per_step: u64,
 }
 
 /// Trains until every sign is right, timing each step (gradient on the tape + SGD update) in
@@ -78,6 +81,8 @@ pub fn train(tape: &mut DeviceTape, timer: &InstructionCounter, report: &mut Rep
         steps: 0,
         nodes_per_step: 0,
         instructions_per_step: 0,
+        core_nodes_per_step: 0,
+        core_instructions_per_step: 0,
     };
     let mut ticks: u64 = 0;
     let mut first_loss = f64::NAN;
@@ -122,5 +127,91 @@ pub fn train(tape: &mut DeviceTape, timer: &InstructionCounter, report: &mut Rep
     report.check(trained, "xor: every sign right within the step budget");
     report.check(f64::from(final_loss) < first_loss, "xor: loss decreased");
     result.instructions_per_step = timer.instructions(ticks) / u64::from(result.steps.max(1));
+
+    // The baseline: the same number of steps, from the same start, hand-written on the core.
+    match train_on_core(tape, timer, result.steps) {
+        Ok((core_params, nodes, instructions)) => {
+            result.core_nodes_per_step = nodes;
+            result.core_instructions_per_step = instructions;
+            // Same operations in the same order: the parameters must agree (to rounding).
+            for (a, b) in core_params.iter().zip(&params) {
+                report.close(
+                    "xor: hand-written loop vs autograd-nn Trainer",
+                    *a,
+                    *b,
+                    1e-5,
+                );
+            }
+        }
+        Err(e) => {
+            hprintln!("FAIL xor on the core: tape error {}", e);
+            report.check(false, "xor: hand-written loop ran");
+        }
+    }
     result
+}
+
+/// The network written out by hand on `Var`s, in autograd-nn's order of operations.
+fn predict_by_hand<'t>(p: &[Var<'t, f32>; PARAMS], x: [Var<'t, f32>; 2]) -> Var<'t, f32> {
+    let mut out = p[16];
+    for j in 0..4 {
+        let hidden = (p[3 * j + 2] + p[3 * j] * x[0] + p[3 * j + 1] * x[1]).tanh();
+        out = out + p[12 + j] * hidden;
+    }
+    out.tanh()
+}
+
+/// `steps` SGD steps with a loop written directly on the tape: record, one backward sweep,
+/// rewind to the parameters, update them. Returns the parameters, the nodes a step records and
+/// the instructions a step takes.
+fn train_on_core(
+    tape: &mut DeviceTape,
+    timer: &InstructionCounter,
+    steps: u32,
+) -> Result<([f32; PARAMS], usize, u64), TapeError> {
+    let mut params = initial_parameters();
+    tape.clear();
+    let mut ids: [Option<NodeId>; PARAMS] = [None; PARAMS];
+    for (id, p) in ids.iter_mut().zip(params) {
+        *id = tape.try_var(p)?.id();
+    }
+    let ids: [NodeId; PARAMS] = ids.map(|id| id.expect("try_var returned a recorded value"));
+    let start_of_step = tape.mark();
+    let data = data::xor();
+    let lr = LEARNING_RATE as f32;
+    let (mut ticks, mut nodes) = (0u64, 0);
+    for _ in 0..steps {
+        let start = timer.now();
+        let mut grad = [0.0f32; PARAMS];
+        {
+            let mut vars = [Var::constant(0.0); PARAMS];
+            for (v, id) in vars.iter_mut().zip(&ids) {
+                *v = tape.get(*id)?;
+            }
+            let mut total: Option<Var<'_, f32>> = None;
+            for s in &data {
+                let x = [tape.var(s.x[0] as f32), tape.var(s.x[1] as f32)];
+                let error = predict_by_hand(&vars, x) - s.y as f32;
+                let l = error * error;
+                total = Some(match total {
+                    Some(t) => t + l,
+                    None => l,
+                });
+            }
+            let total = total.ok_or(TapeError::NotRecorded)?;
+            tape.backward(total)?.write_to(&vars, &mut grad)?;
+        }
+        nodes = tape.len();
+        tape.rewind(start_of_step);
+        for ((p, g), id) in params.iter_mut().zip(grad).zip(&ids) {
+            *p -= lr * g;
+            tape.set_value(*id, *p)?;
+        }
+        ticks += u64::from(timer.ticks_since(start));
+    }
+    Ok((
+        params,
+        nodes,
+        timer.instructions(ticks) / u64::from(steps.max(1)),
+    ))
 }
