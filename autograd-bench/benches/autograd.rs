@@ -4,7 +4,14 @@
 //!
 //! Environment: `AUTOGRAD_BENCH_QUICK=1` selects short measurements and fewer sizes;
 //! `AUTOGRAD_BENCH_REPORT=<dir>` is where the counted figures (bytes per node, tape lengths) go
-//! (default `<target>/bench-report`).
+//! (default `<target>/bench-report`); `AUTOGRAD_BENCH_CLOCK=wall` times the single-threaded
+//! benchmarks by the wall clock instead of the thread's CPU time.
+//!
+//! # Which clock
+//! By default (on Linux) every single-threaded benchmark is timed by the CPU time of its own
+//! thread (`CLOCK_THREAD_CPUTIME_ID`), so that time the thread spends descheduled on a shared,
+//! loaded machine does not count; on an idle machine the two clocks agree. The rayon comparison
+//! is always timed by the wall clock, since its point is elapsed time.
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -17,6 +24,7 @@ use autograd_bench::scaling::{record_chain, record_wide_sum};
 use autograd_bench::{analytic, moons, nn_step, rc_graph, tape_f32, tape_f64};
 use autograd_core::{gradient_forward, gradient_forward_vec, gradient_reverse, Scalar};
 use autograd_nn::{LearningRate, Sgd};
+use criterion::measurement::Measurement;
 use criterion::{BenchmarkId, Criterion, Throughput};
 
 fn quick() -> bool {
@@ -59,7 +67,7 @@ fn as_f32(x: &[f64]) -> Vec<f32> {
 /// Plain evaluation, hand-written gradient, reverse mode (f64, f32; the core's
 /// `gradient_reverse`), recording alone, forward mode (`Dual`, n passes; `DualVec<f64, 8>`,
 /// n/8 passes), central differences, and (Rosenbrock only) the micrograd-style graph, for each n.
-fn modes(c: &mut Criterion) {
+fn modes<M: Measurement>(c: &mut Criterion<M>) {
     for f in Function::ALL {
         let mut group = c.benchmark_group(f.name());
         for n in sizes(false) {
@@ -138,7 +146,7 @@ fn record_only<S: Scalar>(tape: &mut autograd_core::TapeView<S>, f: Function, x:
 }
 
 /// The moons MLP's loss and its gradient with respect to the 337 parameters in each mode.
-fn moons_loss(c: &mut Criterion) {
+fn moons_loss<M: Measurement>(c: &mut Criterion<M>) {
     let data = moons::data();
     let p = moons::init_params(1);
     let mut g = vec![0.0; moons::PARAMS];
@@ -180,7 +188,7 @@ fn moons_loss(c: &mut Criterion) {
 /// One full-batch SGD step of micrograd's demo: the tape directly, `autograd-nn`'s `Trainer`,
 /// hand-written backprop, the micrograd-style graph. Every iteration starts from the same parameters, so the work does not
 /// change as the network learns.
-fn moons_step(c: &mut Criterion) {
+fn moons_step<M: Measurement>(c: &mut Criterion<M>) {
     let data = moons::data();
     let p0 = moons::init_params(1);
     let lr = 0.5;
@@ -240,7 +248,7 @@ fn moons_step(c: &mut Criterion) {
 
 /// Backward alone over recorded chains and wide sums of 10^3..10^6 nodes (f64; the chain also in
 /// f32), and recording the chain.
-fn scaling(c: &mut Criterion) {
+fn scaling<M: Measurement>(c: &mut Criterion<M>) {
     let mut group = c.benchmark_group("tape_scaling");
     if quick() {
         group.sample_size(10);
@@ -280,7 +288,7 @@ fn scaling(c: &mut Criterion) {
 }
 
 /// A batch of gradient checks (reverse vs central differences), sequential vs rayon.
-fn rayon_batch(c: &mut Criterion) {
+fn rayon_batch<M: Measurement>(c: &mut Criterion<M>) {
     let points = batch(64);
     let mut group = c.benchmark_group("gradcheck_batch");
     group.bench_function(BenchmarkId::new("sequential", points.len()), |b| {
@@ -317,13 +325,119 @@ fn write_facts() {
     }
 }
 
+/// Per-thread CPU time as a criterion measurement (see the crate docs: "Which clock").
+#[cfg(target_os = "linux")]
+mod thread_cpu {
+    use std::time::Duration;
+
+    use criterion::measurement::{Measurement, ValueFormatter};
+    use criterion::Throughput;
+
+    /// CPU time consumed by the calling thread.
+    pub struct ThreadCpuTime;
+
+    fn now() -> Duration {
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `ts` is a valid, writable timespec; the clock id is a constant the kernel
+        // supports since Linux 2.6.12. (Benchmark code only; the library crates forbid unsafe.)
+        let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+        assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed");
+        Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+    }
+
+    impl Measurement for ThreadCpuTime {
+        type Intermediate = Duration;
+        type Value = Duration;
+        fn start(&self) -> Duration {
+            now()
+        }
+        fn end(&self, start: Duration) -> Duration {
+            now().saturating_sub(start)
+        }
+        fn add(&self, a: &Duration, b: &Duration) -> Duration {
+            *a + *b
+        }
+        fn zero(&self) -> Duration {
+            Duration::ZERO
+        }
+        fn to_f64(&self, v: &Duration) -> f64 {
+            v.as_nanos() as f64
+        }
+        fn formatter(&self) -> &dyn ValueFormatter {
+            &Nanoseconds
+        }
+    }
+
+    /// Formats nanoseconds like criterion's wall-clock formatter.
+    struct Nanoseconds;
+
+    impl ValueFormatter for Nanoseconds {
+        fn scale_values(&self, ns: f64, values: &mut [f64]) -> &'static str {
+            let (factor, unit) = match ns {
+                x if x < 1e3 => (1.0, "ns"),
+                x if x < 1e6 => (1e-3, "µs"),
+                x if x < 1e9 => (1e-6, "ms"),
+                _ => (1e-9, "s"),
+            };
+            values.iter_mut().for_each(|v| *v *= factor);
+            unit
+        }
+        fn scale_throughputs(
+            &self,
+            ns: f64,
+            throughput: &Throughput,
+            values: &mut [f64],
+        ) -> &'static str {
+            let per_iter = match *throughput {
+                Throughput::Bytes(n) | Throughput::BytesDecimal(n) | Throughput::Elements(n) => {
+                    n as f64
+                }
+            };
+            let _ = ns;
+            values.iter_mut().for_each(|v| *v = per_iter * 1e3 / *v);
+            match *throughput {
+                Throughput::Elements(_) => "Melem/s (cpu)",
+                _ => "MB/s (cpu)",
+            }
+        }
+        fn scale_for_machines(&self, _values: &mut [f64]) -> &'static str {
+            "ns"
+        }
+    }
+}
+
+fn single_threaded<M: Measurement>(c: &mut Criterion<M>) {
+    modes(c);
+    moons_loss(c);
+    moons_step(c);
+    scaling(c);
+}
+
 fn main() {
     write_facts();
+    let wall = std::env::var("AUTOGRAD_BENCH_CLOCK").is_ok_and(|v| v == "wall");
+    #[cfg(target_os = "linux")]
+    if !wall {
+        let mut c = config()
+            .with_measurement(thread_cpu::ThreadCpuTime)
+            .configure_from_args();
+        single_threaded(&mut c);
+        c.final_summary();
+    }
+    #[cfg(target_os = "linux")]
+    let wall_for_all = wall;
+    #[cfg(not(target_os = "linux"))]
+    let wall_for_all = {
+        let _ = wall;
+        true
+    };
     let mut c = config().configure_from_args();
-    modes(&mut c);
-    moons_loss(&mut c);
-    moons_step(&mut c);
-    scaling(&mut c);
+    if wall_for_all {
+        single_threaded(&mut c);
+    }
     rayon_batch(&mut c);
     c.final_summary();
 }

@@ -200,6 +200,8 @@ pub fn tape_loss_gradient(
 
 /// The same network's loss and gradient by hand-written backprop in plain Rust (the practical
 /// limit for this network in scalar code). Writes the gradient into `grad` and returns the loss.
+// Index loops read like the backprop equations (several arrays indexed by the same unit).
+#[allow(clippy::needless_range_loop)]
 pub fn hand_loss_gradient<S: Scalar>(
     p: &[S],
     inputs: &[[S; 2]],

@@ -13,7 +13,7 @@ pub fn record_chain<S: Scalar>(
     let c = tape.var(S::ONE);
     let mut v = x;
     for _ in 2..nodes {
-        v = v * c;
+        v *= c;
     }
     (v, x, c)
 }

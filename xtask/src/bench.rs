@@ -16,14 +16,16 @@ use std::time::SystemTime;
 use crate::project_root;
 
 const HELP: &str = "\
-cargo xtask bench [--quick] [--no-run] [FILTER]
+cargo xtask bench [--quick] [--wall-clock] [--no-run] [FILTER]
 
 Runs the autograd-bench criterion benchmarks, then prints medians and ratios and writes
 <target>/bench-report/summary.json and <target>/bench-report/time-vs-n.svg.
 
 Options:
-  --quick    short measurements and fewer sizes (about two minutes)
-  --no-run   only report from the results already in <target>/criterion
+  --quick       short measurements and fewer sizes (about two minutes)
+  --wall-clock  time single-threaded benchmarks by the wall clock (default on Linux: the
+                thread's CPU time, robust on a shared machine; rayon is always wall clock)
+  --no-run      only report from the results already in <target>/criterion
   FILTER     a criterion filter (regex over benchmark ids), e.g. 'moons'
 ";
 
@@ -45,11 +47,13 @@ const FUNCTIONS: [&str; 2] = ["rosenbrock", "dense"];
 pub fn run(args: &[String]) -> Result<ExitCode, String> {
     let mut quick = false;
     let mut no_run = false;
+    let mut wall_clock = false;
     let mut filter: Option<String> = None;
     for arg in args {
         match arg.as_str() {
             "--quick" => quick = true,
             "--no-run" => no_run = true,
+            "--wall-clock" => wall_clock = true,
             "-h" | "--help" => {
                 print!("{HELP}");
                 return Ok(ExitCode::SUCCESS);
@@ -66,6 +70,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         .map_err(|e| format!("cannot create {}: {e}", report_dir.display()))?;
 
     let started = SystemTime::now();
+    let load_before = load_average();
     if !no_run {
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let mut cmd = Command::new(cargo);
@@ -73,7 +78,11 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
             .args(["bench", "-p", "autograd-bench", "--bench", "autograd", "--"])
             .env("CRITERION_HOME", &criterion_dir)
             .env("AUTOGRAD_BENCH_REPORT", &report_dir)
-            .env("AUTOGRAD_BENCH_QUICK", if quick { "1" } else { "0" });
+            .env("AUTOGRAD_BENCH_QUICK", if quick { "1" } else { "0" })
+            .env(
+                "AUTOGRAD_BENCH_CLOCK",
+                if wall_clock { "wall" } else { "cpu" },
+            );
         if let Some(f) = &filter {
             cmd.arg(f);
         }
@@ -98,7 +107,24 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         ));
     }
     let facts = read_facts(&report_dir.join("facts.tsv"));
-    let machine = machine();
+    let machine = Machine {
+        run: if no_run {
+            "reported from existing results".to_string()
+        } else {
+            format!(
+                "{} run, {}; load average {} before, {} after",
+                if quick { "quick" } else { "full" },
+                if wall_clock || !cfg!(target_os = "linux") {
+                    "wall clock"
+                } else {
+                    "thread CPU time (rayon: wall clock)"
+                },
+                load_before,
+                load_average()
+            )
+        },
+        ..machine()
+    };
     let report = Report::new(&medians, &facts);
 
     println!("{}", report.render(&machine));
@@ -391,7 +417,16 @@ struct Machine {
     cpus: usize,
     cpu_model: String,
     rustc: String,
-    quick_note: String,
+    /// How the figures were obtained (quick or full, which clock, machine load).
+    run: String,
+}
+
+/// The 1-minute load average (Linux), to judge how shared the machine was.
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|t| t.split_whitespace().next().map(str::to_string))
+        .unwrap_or_else(|| "unknown".to_string())
 }
 
 fn machine() -> Machine {
@@ -411,15 +446,11 @@ fn machine() -> Machine {
         .ok()
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
         .unwrap_or_else(|| "unknown".to_string());
-    let quick_note = match std::env::var("AUTOGRAD_BENCH_QUICK") {
-        Ok(v) if v != "0" => "quick".to_string(),
-        _ => String::new(),
-    };
     Machine {
         cpus,
         cpu_model,
         rustc,
-        quick_note,
+        run: String::new(),
     }
 }
 
@@ -701,15 +732,8 @@ impl<'a> Report<'a> {
         let mut s = String::new();
         let _ = writeln!(
             s,
-            "\nautograd-bench: medians of criterion runs. {} CPUs ({}), {}{}\n",
-            machine.cpus,
-            machine.cpu_model,
-            machine.rustc,
-            if machine.quick_note.is_empty() {
-                String::new()
-            } else {
-                format!(", {}", machine.quick_note)
-            }
+            "\nautograd-bench: criterion medians. Machine: {} CPUs ({}), {}.\nRun: {}.\n",
+            machine.cpus, machine.cpu_model, machine.rustc, machine.run
         );
         let _ = writeln!(
             s,
@@ -889,11 +913,11 @@ impl<'a> Report<'a> {
         let mut s = String::from("{\n");
         let _ = writeln!(
             s,
-            "  \"machine\": {{\"cpus\": {}, \"cpu_model\": {}, \"rustc\": {}, \"quick\": {}}},",
+            "  \"machine\": {{\"cpus\": {}, \"cpu_model\": {}, \"rustc\": {}, \"run\": {}}},",
             machine.cpus,
             json_str(&machine.cpu_model),
             json_str(&machine.rustc),
-            !machine.quick_note.is_empty()
+            json_str(&machine.run)
         );
         let map = |s: &mut String, name: &str, m: &BTreeMap<String, f64>, last: bool| {
             let _ = writeln!(s, "  {}: {{", json_str(name));
