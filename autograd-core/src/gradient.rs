@@ -375,7 +375,7 @@ fn forward_tier<const D: usize, S: Scalar, F: Function + ?Sized>(
 /// passes on transcendental-heavy code.
 ///
 /// # Errors
-/// As [`gradient_forward`].
+/// As [`gradient_forward`]. `L = 0` does not compile.
 ///
 /// ```
 /// use autograd_core::{gradient_forward_vec, Function, Number};
@@ -393,11 +393,10 @@ pub fn gradient_forward_vec<const L: usize, S: Scalar, F: Function + ?Sized>(
     x: &[S],
     grad: &mut [S],
 ) -> Result<S, DiffError> {
+    const { assert!(L > 0, "a DualVec driver needs at least one lane") };
     expect_len("gradient", x.len(), grad.len())?;
-    if x.is_empty() || L == 0 {
-        let value = f.eval(x);
-        grad.iter_mut().for_each(|g| *g = S::ZERO);
-        return Ok(value);
+    if x.is_empty() {
+        return Ok(f.eval(x));
     }
     tiered!(x.len(), forward_vec_tier[L, S, F](f, x, grad))
 }
@@ -593,6 +592,74 @@ fn jacobian_forward_tier<const D: usize, S: Scalar, F: VectorFunction + ?Sized>(
         xs[j].eps = S::ZERO;
         for (i, y) in outs.iter().enumerate() {
             jac[i * n + j] = y.eps;
+        }
+    }
+    for (v, y) in values.iter_mut().zip(outs.iter()) {
+        *v = y.re;
+    }
+    Ok(())
+}
+
+/// Forward-mode Jacobian with `L` tangent lanes ([`DualVec<S, L>`]): `ceil(n / L)` passes, pass
+/// `k` giving columns `kL .. kL + L`. Same layout and errors as [`jacobian_forward`]; `L = 0`
+/// does not compile.
+///
+/// ```
+/// use autograd_core::{jacobian_forward_vec, Number, VectorFunction};
+/// struct F; // (x0 x1 x2, x0 + x2)
+/// impl VectorFunction for F {
+///     fn eval<T: Number>(&self, x: &[T], out: &mut [T]) {
+///         out[0] = x[0] * x[1] * x[2];
+///         out[1] = x[0] + x[2];
+///     }
+/// }
+/// let (mut y, mut j) = ([0.0; 2], [0.0; 6]);
+/// jacobian_forward_vec::<2, _, _>(&F, &[2.0, 3.0, 5.0], &mut y, &mut j)?; // 2 passes
+/// assert_eq!(y, [30.0, 7.0]);
+/// assert_eq!(j, [15.0, 10.0, 6.0, 1.0, 0.0, 1.0]);
+/// # Ok::<(), autograd_core::DiffError>(())
+/// ```
+pub fn jacobian_forward_vec<const L: usize, S: Scalar, F: VectorFunction + ?Sized>(
+    f: &F,
+    x: &[S],
+    values: &mut [S],
+    jac: &mut [S],
+) -> Result<(), DiffError> {
+    const { assert!(L > 0, "a DualVec driver needs at least one lane") };
+    jacobian_shape(x.len(), values, jac)?;
+    let dim = x.len().max(values.len());
+    tiered!(dim, jacobian_forward_vec_tier[L, S, F](f, x, values, jac))
+}
+
+#[inline(never)]
+fn jacobian_forward_vec_tier<
+    const D: usize,
+    const L: usize,
+    S: Scalar,
+    F: VectorFunction + ?Sized,
+>(
+    f: &F,
+    x: &[S],
+    values: &mut [S],
+    jac: &mut [S],
+) -> Result<(), DiffError> {
+    let mut xs = buffer::<D, _, _>(x, DualVec::<S, L>::constant)?;
+    let mut outs = buffer::<D, _, _>(values, |_| DualVec::constant(S::ZERO))?;
+    let n = x.len();
+    if n == 0 {
+        f.eval(&xs, &mut outs);
+    }
+    for start in (0..n).step_by(L) {
+        let lanes = L.min(n - start);
+        for k in 0..lanes {
+            xs[start + k].eps[k] = S::ONE;
+        }
+        f.eval(&xs, &mut outs);
+        for k in 0..lanes {
+            xs[start + k].eps[k] = S::ZERO;
+        }
+        for (i, y) in outs.iter().enumerate() {
+            jac[i * n + start..i * n + start + lanes].copy_from_slice(&y.eps[..lanes]);
         }
     }
     for (v, y) in values.iter_mut().zip(outs.iter()) {

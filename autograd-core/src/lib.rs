@@ -21,7 +21,8 @@
 //!   [`gradcheck`] (reverse vs forward vs central differences, backward twice, zero seed), with
 //!   default [`Tolerance`]s per scalar type.
 //! - **Second order**: [`hessian_vector_product`] by forward over reverse (a `Tape<Dual<S>, N>`),
-//!   full [`hessian`] from `n` of them, or [`hessian_forward`] (forward over forward).
+//!   full [`hessian`] from `n` of them ([`hessian_vec`]: `L` columns per sweep), or
+//!   [`hessian_forward`] (forward over forward).
 //!
 //! The seed lesson's example, `y = relu(x1 * x2 + 1)`:
 //!
@@ -76,9 +77,10 @@ pub use error::TapeError;
 pub use finite_diff::{central_step, gradient_central, jacobian_central};
 pub use gradient::{
     directional_derivative, gradient_forward, gradient_forward_vec, gradient_reverse,
-    jacobian_forward, jacobian_reverse, DiffError, Function, VectorFunction, MAX_DIMENSION,
+    jacobian_forward, jacobian_forward_vec, jacobian_reverse, DiffError, Function, VectorFunction,
+    MAX_DIMENSION,
 };
-pub use hessian::{hessian, hessian_forward, hessian_vector_product};
+pub use hessian::{hessian, hessian_forward, hessian_vec, hessian_vector_product};
 pub use number::Number;
 pub use op::Op;
 pub use scalar::Scalar;

@@ -3,8 +3,8 @@
 //! second derivative against the hand-derived one.
 
 use autograd_core::{
-    compare, hessian, hessian_forward, hessian_vector_product, DiffError, Dual, Function, Number,
-    Tape, Tolerance,
+    compare, hessian, hessian_forward, hessian_vec, hessian_vector_product, DiffError, Dual,
+    DualVec, Function, Number, Tape, Tolerance,
 };
 
 fn rosenbrock<T: Number>(x: &[T]) -> T {
@@ -230,4 +230,30 @@ fn hessian_in_f32() {
     )
     .unwrap();
     assert!(c.passed, "{c}");
+}
+
+#[test]
+fn hessian_with_lanes_matches_one_column_per_sweep() {
+    // 3 lanes over 5 inputs: sweeps of 3 and 2 columns. Each lane runs the same arithmetic as a
+    // separate `Dual` sweep, so the results are identical, not merely close.
+    let mut tape = Tape::<Dual<f64>, 256>::new();
+    let mut lanes = Box::new(Tape::<DualVec<f64, 3>, 256>::new());
+    for p in POINTS {
+        let (mut g1, mut h1, mut g2, mut h2) = ([0.0; 5], [0.0; 25], [0.0; 5], [0.0; 25]);
+        let y1 = hessian(&Rosenbrock, &mut tape, &p, &mut g1, &mut h1).unwrap();
+        let y2 = hessian_vec(&Rosenbrock, &mut lanes, &p, &mut g2, &mut h2).unwrap();
+        assert_eq!((y1, g1, h1), (y2, g2, h2), "x = {p:?}");
+        let mut exact = [0.0; 25];
+        rosenbrock_hessian(&p, &mut exact);
+        assert!(
+            compare(&h2, &exact, Tolerance::new(1e-12, 1e-14))
+                .unwrap()
+                .passed
+        );
+        assert!(lanes.is_empty());
+    }
+    let mut small = Tape::<DualVec<f64, 3>, 8>::new();
+    let (mut g, mut h) = ([0.0; 5], [0.0; 25]);
+    let err = hessian_vec(&Rosenbrock, &mut small, &POINTS[1], &mut g, &mut h).unwrap_err();
+    assert!(matches!(err, DiffError::Tape(_)), "{err}");
 }

@@ -5,8 +5,8 @@
 
 use autograd_core::{
     compare, gradcheck, gradcheck_with, gradient_central, gradient_forward, gradient_forward_vec,
-    gradient_reverse, jacobian_central, jacobian_forward, jacobian_reverse, DiffError, Function,
-    Number, Scalar, Tape, TapeError, Tolerance, VectorFunction, MAX_DIMENSION,
+    gradient_reverse, jacobian_central, jacobian_forward, jacobian_forward_vec, jacobian_reverse,
+    DiffError, Function, Number, Scalar, Tape, TapeError, Tolerance, VectorFunction, MAX_DIMENSION,
 };
 
 /// Every operation of the tape, applied to `x[0]` (and `x[1]` for two-input ones).
@@ -425,6 +425,13 @@ fn jacobians_in_three_modes_match_the_formula() {
     jacobian_reverse(&Field, &mut tape, &x, &mut y1, &mut j1).unwrap();
     jacobian_forward(&Field, &x, &mut y2, &mut j2).unwrap();
     jacobian_central(&Field, &x, &mut y3, &mut j3).unwrap();
+    let (mut y4, mut j4) = ([0.0; 2], [0.0; 6]);
+    jacobian_forward_vec::<2, _, _>(&Field, &x, &mut y4, &mut j4).unwrap();
+    assert_eq!(
+        (y4, j4),
+        (y2, j2),
+        "lanes run the same arithmetic as separate passes"
+    );
     assert_eq!(y1, y2);
     assert_eq!(y1, y3);
     assert_eq!(y1, [x[0] * x[1] * s, e - x[1] / x[2]]);
