@@ -274,6 +274,11 @@ impl fmt::Display for GradcheckReport {
 /// sweeps agree bit for bit; a zero seed gives a zero gradient) and their forward-mode
 /// counterparts. The tape (which needs room for `f`) is rewound to where it was on return.
 ///
+/// Central differences are only as good as `ε |f| / h` allows: where `|f|` is large against a
+/// partial derivative (a sum of many large terms, e.g. Rosenbrock with n = 1000 at
+/// `x_i = 0.5 + 0.01 i`, where `f ≈ 2e8` and some partials are ≈ 2) the finite-difference
+/// comparison fails on correct code, as PyTorch's would; check on small instances instead.
+///
 /// # Errors
 /// [`DiffError::DimensionTooLarge`] past [`MAX_DIMENSION`](crate::MAX_DIMENSION) inputs;
 /// [`DiffError::Tape`] if the tape runs out of capacity. A wrong derivative is not an error: it

@@ -124,8 +124,9 @@ impl<F: VectorFunction + ?Sized> VectorFunction for &F {
 /// numbers it passes to `f` live in a stack buffer sized by a tier (16, 256 or
 /// [`MAX_DIMENSION`] elements) picked from the dimension at run time, so a small problem uses a
 /// small stack frame. The largest tier takes `MAX_DIMENSION * size_of::<T>()` bytes of stack per
-/// buffer (96 KiB for a `Var<f64>`, 288 KiB for a `DualVec<f64, 8>`); firmware with a small stack
-/// only ever enters the small tiers.
+/// buffer (96 KiB for a `Var<f64>`, 288 KiB for a `DualVec<f64, 8>`): every driver at n = 4000
+/// ran within a 2 MiB thread stack (Rust's default for spawned threads) in a debug build, and
+/// overflowed 1 MiB. Firmware with a small stack only ever enters the small tiers.
 pub const MAX_DIMENSION: usize = 4096;
 
 /// What went wrong in a gradient, Jacobian, Hessian or check driver.
