@@ -46,9 +46,13 @@ fn main() -> ! {
     checks::seed_examples(tape, &mut report);
     checks::gradient_batch(tape, &mut report);
     let checks_stack = stack::peak();
-    stack::paint();
     let xor = xor::train(tape, &timer, &mut report);
-    let xor_stack = stack::peak();
+    // Training repainted the stack to measure itself; the deepest point of the whole run is the
+    // deepest of the checks, of each training loop and of what came after.
+    let stack_peak = checks_stack
+        .max(xor.stack_peak)
+        .max(xor.core_stack_peak)
+        .max(stack::peak());
 
     hprintln!("metric tape_capacity={}", tape.capacity());
     hprintln!("metric node_bytes={}", size_of::<Node<f32>>());
@@ -61,11 +65,12 @@ fn main() -> ! {
         "metric insns_per_xor_step_core={}",
         xor.core_instructions_per_step
     );
-    hprintln!("metric stack_peak_bytes={}", checks_stack.max(xor_stack));
-    hprintln!("metric xor_stack_peak_bytes={}", xor_stack);
+    hprintln!("metric stack_peak_bytes={}", stack_peak);
+    hprintln!("metric xor_stack_peak_bytes={}", xor.stack_peak);
+    hprintln!("metric xor_core_stack_peak_bytes={}", xor.core_stack_peak);
     hprintln!("metric stack_size_bytes={}", stack::size());
     report.check(
-        checks_stack.max(xor_stack) < stack::size(),
+        stack_peak < stack::size(),
         "the stack stayed within its region",
     );
     let (ticks, instructions) = timer.calibration();

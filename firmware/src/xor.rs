@@ -68,6 +68,10 @@ pub struct XorResult {
     /// The same steps written by hand on the core (no autograd-nn), as a baseline.
     pub core_nodes_per_step: usize,
     pub core_instructions_per_step: u64,
+    /// Peak stack (bytes from the top) while the Trainer ran, before anything was printed.
+    pub stack_peak: usize,
+    /// The same for the hand-written loop.
+    pub core_stack_peak: usize,
 }
 
 /// Trains until every sign is right, timing each step (gradient on the tape + SGD update) in
@@ -83,10 +87,13 @@ pub fn train(tape: &mut DeviceTape, timer: &InstructionCounter, report: &mut Rep
         instructions_per_step: 0,
         core_nodes_per_step: 0,
         core_instructions_per_step: 0,
+        stack_peak: 0,
+        core_stack_peak: 0,
     };
     let mut ticks: u64 = 0;
     let mut first_loss = f64::NAN;
     let mut trained = false;
+    crate::stack::paint();
     let outcome: Result<(), NnError> = (|| {
         let mut trainer = Trainer::new(tape, &params)?;
         while result.steps < MAX_STEPS {
@@ -107,6 +114,7 @@ pub fn train(tape: &mut DeviceTape, timer: &InstructionCounter, report: &mut Rep
         }
         Ok(())
     })();
+    result.stack_peak = crate::stack::peak();
     if let Err(e) = outcome {
         hprintln!("FAIL xor training: {}", e);
         report.check(false, "xor: training ran");
@@ -129,7 +137,10 @@ pub fn train(tape: &mut DeviceTape, timer: &InstructionCounter, report: &mut Rep
     result.instructions_per_step = timer.instructions(ticks) / u64::from(result.steps.max(1));
 
     // The baseline: the same number of steps, from the same start, hand-written on the core.
-    match train_on_core(tape, timer, result.steps) {
+    crate::stack::paint();
+    let core_run = train_on_core(tape, timer, result.steps);
+    result.core_stack_peak = crate::stack::peak();
+    match core_run {
         Ok((core_params, nodes, instructions)) => {
             result.core_nodes_per_step = nodes;
             result.core_instructions_per_step = instructions;
