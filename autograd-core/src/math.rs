@@ -28,8 +28,10 @@ pub fn sigmoid<S: Scalar>(x: S) -> S {
     }
 }
 
-/// Softplus `ln(1 + e^x)`, evaluated as `max(x, 0) + ln(1 + e^-|x|)`: finite and exact to
-/// rounding for every finite `x` (the naive form overflows at `x > 709` in `f64`).
+/// Softplus `ln(1 + e^x)`, evaluated as `x + ln(1 + e^-x)` for `x > 0` and `ln(1 + e^x)`
+/// otherwise (`max(x, 0) + ln(1 + e^-|x|)`): finite and exact to rounding for every finite `x`
+/// (the naive form overflows at `x > 709` in `f64`). Each branch is a smooth formula, so a dual
+/// number at `x = 0` gets the true derivative 1/2 (not the `relu`/`abs` kink conventions).
 ///
 /// ```
 /// assert_eq!(autograd_core::math::softplus(1000.0_f64), 1000.0);
@@ -37,8 +39,11 @@ pub fn sigmoid<S: Scalar>(x: S) -> S {
 /// ```
 #[inline]
 pub fn softplus<S: Scalar>(x: S) -> S {
-    let pos = if x > S::ZERO { x } else { S::ZERO };
-    pos + (-x.abs()).exp().ln_1p()
+    if x > S::ZERO {
+        x + (-x).exp().ln_1p()
+    } else {
+        x.exp().ln_1p()
+    }
 }
 
 /// Rectified linear unit `max(x, 0)`; derivative 0 at `x = 0`.

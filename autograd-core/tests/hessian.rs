@@ -257,3 +257,17 @@ fn hessian_with_lanes_matches_one_column_per_sweep() {
     let err = hessian_vec(&Rosenbrock, &mut small, &POINTS[1], &mut g, &mut h).unwrap_err();
     assert!(matches!(err, DiffError::Tape(_)), "{err}");
 }
+
+#[test]
+fn second_order_at_zero_where_a_value_formula_branches() {
+    // softplus is smooth at 0 (f' = 1/2, f'' = 1/4) although its stable evaluation branches
+    // there; sigmoid likewise (f' = 1/4, f'' = 0). Both second-order modes must see that.
+    let mut tape = Tape::<Dual<f64>, 16>::new();
+    for (op, d1, d2) in [(Op::Softplus, 0.5, 0.25), (Op::Sigmoid, 0.25, 0.0)] {
+        let (mut g1, mut h1, mut g2, mut h2) = ([0.0], [0.0], [0.0], [0.0]);
+        hessian(&op, &mut tape, &[0.0], &mut g1, &mut h1).unwrap();
+        hessian_forward(&op, &[0.0], &mut g2, &mut h2).unwrap();
+        assert_eq!((g1[0], h1[0]), (d1, d2), "{op:?}, forward over reverse");
+        assert_eq!((g2[0], h2[0]), (d1, d2), "{op:?}, forward over forward");
+    }
+}
