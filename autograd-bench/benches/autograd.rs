@@ -87,17 +87,22 @@ fn modes<M: Measurement>(c: &mut Criterion<M>) {
                     Function::Dense => analytic::dense_gradient(black_box(x), &mut g),
                 })
             });
+            // Each gradient starts on an empty tape: backward sweeps every node below its root, so
+            // nodes left over from another benchmark would be timed too.
             {
                 let mut tape = tape_f64();
+                tape.clear();
                 group.bench_with_input(BenchmarkId::new("reverse_f64", n), &x, |b, x| {
                     b.iter(|| gradient_reverse(&f, &mut tape, black_box(x), &mut g).unwrap())
                 });
                 group.bench_with_input(BenchmarkId::new("record_f64", n), &x, |b, x| {
                     b.iter(|| record_only(&mut tape, f, black_box(x)))
                 });
+                tape.clear();
             }
             {
                 let mut tape = tape_f32();
+                tape.clear();
                 group.bench_with_input(BenchmarkId::new("reverse_f32", n), &x32, |b, x| {
                     b.iter(|| gradient_reverse(&f, &mut tape, black_box(x), &mut g32).unwrap())
                 });
