@@ -991,6 +991,14 @@ fn fmt_ns(ns: f64) -> String {
     }
 }
 
+/// `10^e` nanoseconds as an axis label: 1 ns, 10 ns, 100 ns, 1 µs, ...
+fn decade_label(e: i32) -> String {
+    let units = ["ns", "µs", "ms", "s"];
+    let unit = (e.max(0) / 3).min(3);
+    let mantissa = 10f64.powi(e - 3 * unit);
+    format!("{mantissa} {}", units[unit as usize])
+}
+
 fn fmt_ratio(r: f64) -> String {
     if r < 10.0 {
         format!("{r:.2}x")
@@ -1084,7 +1092,7 @@ fn plot(m: &Medians) -> String {
                 ox + W - PAD_R,
                 ox + PAD_L - 5.0,
                 y + 4.0,
-                fmt_ns(10f64.powi(e))
+                decade_label(e)
             );
             e += 1;
         }
@@ -1205,5 +1213,9 @@ mod tests {
         assert_eq!(by_name("bytes per tape node, f32"), Some(true));
         assert_eq!(by_name("bytes per tape node, f64"), None);
         assert!(plot(&m).contains("<polyline"));
+        assert_eq!(
+            [0, 2, 3, 7, 9].map(decade_label),
+            ["1 ns", "100 ns", "1 µs", "10 ms", "1 s"]
+        );
     }
 }
