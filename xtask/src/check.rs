@@ -3,7 +3,9 @@
 //! Every case differentiates one function by reverse mode (the tape), forward mode (dual numbers)
 //! and central finite differences, then compares reverse with forward (tight tolerance: both are
 //! exact up to rounding) and reverse with finite differences (loose: truncation and cancellation
-//! error), with PyTorch's rule `|a - b| <= atol + rtol |b|`.
+//! error), with the core's gradient-check rule `|a - b| <= atol + rtol |b|` and its default
+//! tolerances (`Tolerance::between_modes` and `Tolerance::finite_differences` per scalar type),
+//! the absolute part scaled by the gradient's largest component (at least 1).
 //!
 //! Skip rule (stated, counted, never silent), as PyTorch's gradcheck and Stan's finite-difference
 //! tests do in spirit:
@@ -32,7 +34,9 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use autograd_core::{gradient_forward, gradient_reverse, Function, Scalar, Tape, TapeView};
+use autograd_core::{
+    gradient_forward, gradient_reverse, Function, Scalar, Tape, TapeView, Tolerance,
+};
 use rayon::prelude::*;
 
 const HELP: &str = "\
@@ -205,59 +209,56 @@ pub struct Case {
     pub run: Box<dyn Fn() -> Outcome + Send + Sync>,
 }
 
-/// Tolerances of the two comparisons for one scalar type.
-#[derive(Clone, Copy, Debug)]
-pub struct Tolerance {
-    pub exact_atol: f64,
-    pub exact_rtol: f64,
-    pub fd_atol: f64,
-    pub fd_rtol: f64,
+/// `actual` against the reference `expected` with the core's gradient-check rule
+/// (`autograd_core::compare`: `|a - b| <= atol + rtol |b|`): (passes, the worst element's
+/// errors, its index).
+pub fn compare(actual: &[f64], expected: &[f64], tolerance: Tolerance) -> (bool, Error, usize) {
+    match autograd_core::compare(actual, expected, tolerance) {
+        Ok(c) => {
+            let (error, index) = c.worst.map_or((Error::default(), 0), |w| {
+                // A relative error means nothing against a reference inside the absolute floor
+                // (e.g. exactly 0): report 0 there, the absolute error says it all.
+                let rel = if w.expected.abs() <= tolerance.atol {
+                    0.0
+                } else {
+                    w.rel_error
+                };
+                (
+                    Error {
+                        abs: w.abs_error,
+                        rel,
+                    },
+                    w.index,
+                )
+            });
+            (c.passed, error, index)
+        }
+        // Lengths are equal by construction; a mismatch is reported as a failure, not a panic.
+        Err(_) => (
+            false,
+            Error {
+                abs: f64::NAN,
+                rel: f64::NAN,
+            },
+            0,
+        ),
+    }
 }
 
-/// Worst element of `a` against reference `b` under `|a - b| <= atol + rtol |b|`:
-/// (passes, worst abs error, worst rel error, index of the worst violation or largest error).
-pub fn compare(a: &[f64], b: &[f64], atol: f64, rtol: f64) -> (bool, Error, usize) {
-    let mut worst = Error::default();
-    let (mut largest, mut largest_index) = (f64::NEG_INFINITY, 0);
-    let (mut violation, mut violation_index) = (f64::NEG_INFINITY, None);
-    for (i, (&x, &y)) in a.iter().zip(b).enumerate() {
-        let abs = (x - y).abs();
-        let allowed = atol + rtol * y.abs();
-        let pass = abs <= allowed || x == y;
-        if !pass
-            && (abs - allowed > violation || abs.is_nan())
-            && violation_index.is_none_or(|_| !violation.is_nan())
-        {
-            violation = if abs.is_nan() {
-                f64::NAN
-            } else {
-                abs - allowed
-            };
-            violation_index = Some(i);
-        }
-        if abs > largest {
-            (largest, largest_index) = (abs, i);
-        }
-        worst.abs = worst.abs.max(abs);
-        // Relative error where it means something: errors within the absolute floor `atol`
-        // (references near zero) count as 0 relative error; NaN propagates.
-        let rel = if abs <= atol { 0.0 } else { abs / y.abs() };
-        worst.rel = if rel.is_nan() {
-            f64::NAN
-        } else {
-            worst.rel.max(rel)
-        };
-    }
-    match violation_index {
-        Some(i) => (false, worst, i),
-        None => (true, worst, largest_index),
-    }
+/// The default tolerance with its absolute part scaled by the gradient's largest component (at
+/// least 1): a component computed from terms of that size carries their rounding error, even when
+/// it is small itself (e.g. 1.2 out of terms of 3e7 is off by ~1e-9 in both modes).
+pub fn scaled(t: Tolerance, reference: &[f64]) -> Tolerance {
+    let size = reference
+        .iter()
+        .filter(|v| v.is_finite())
+        .fold(1.0_f64, |m, v| m.max(v.abs()));
+    Tolerance::new(t.atol * size, t.rtol)
 }
 
 /// A scalar type the suites check in, with a per-thread tape and its tolerances.
 pub trait CheckScalar: Scalar + Send + Sync {
     const NAME: &'static str;
-    const TOL: Tolerance;
     fn with_tape<R>(f: impl FnOnce(&mut TapeView<Self>) -> R) -> R;
 }
 
@@ -270,15 +271,6 @@ thread_local! {
 
 impl CheckScalar for f64 {
     const NAME: &'static str = "f64";
-    // Reverse and forward are both exact up to rounding: 1e-12 relative. Central differences
-    // with h = cbrt(eps) max(1, |x|) have error ~ eps^(2/3) ~ 4e-11 relative at best, more where
-    // third derivatives are large: 1e-6.
-    const TOL: Tolerance = Tolerance {
-        exact_atol: 1e-12,
-        exact_rtol: 1e-12,
-        fd_atol: 1e-6,
-        fd_rtol: 1e-5,
-    };
     fn with_tape<R>(f: impl FnOnce(&mut TapeView<Self>) -> R) -> R {
         TAPE_F64.with(|t| f(&mut t.borrow_mut()))
     }
@@ -286,14 +278,6 @@ impl CheckScalar for f64 {
 
 impl CheckScalar for f32 {
     const NAME: &'static str = "f32";
-    // eps = 1.2e-7: modes agree to a few ulps of the intermediate values; central differences
-    // bottom out near eps^(2/3) ~ 2.4e-5 relative, so 1e-2 leaves room for conditioning.
-    const TOL: Tolerance = Tolerance {
-        exact_atol: 1e-5,
-        exact_rtol: 1e-4,
-        fd_atol: 2e-3,
-        fd_rtol: 2e-2,
-    };
     fn with_tape<R>(f: impl FnOnce(&mut TapeView<Self>) -> R) -> R {
         TAPE_F32.with(|t| f(&mut t.borrow_mut()))
     }
@@ -344,8 +328,11 @@ pub fn gradient_case<S: CheckScalar, F: Function + ?Sized>(
     }
     let to64 = |v: &[S]| v.iter().map(|g| g.to_f64()).collect::<Vec<f64>>();
     let (rev64, fwd64) = (to64(&rev), to64(&fwd));
-    let tol = S::TOL;
-    let (ok, exact, i) = compare(&rev64, &fwd64, tol.exact_atol, tol.exact_rtol);
+    let (ok, exact, i) = compare(
+        &rev64,
+        &fwd64,
+        scaled(Tolerance::between_modes::<S>(), &fwd64),
+    );
     let mut outcome = Outcome {
         failure: None,
         skipped: None,
@@ -373,14 +360,19 @@ pub fn gradient_case<S: CheckScalar, F: Function + ?Sized>(
         return outcome;
     }
     let at: Vec<f64> = xs.iter().map(|v| v.to_f64()).collect();
-    let fd64 = match richardson(f, &at) {
+    let fd = match richardson(f, &at) {
         Ok(fd) => fd,
         Err(reason) => {
             outcome.fd_skipped = Some(reason);
             return outcome;
         }
     };
-    let (ok, err, i) = compare(&rev64, &fd64, tol.fd_atol, tol.fd_rtol);
+    let fd64: Vec<f64> = fd.iter().map(|e| e.value).collect();
+    let (ok, err, i) = compare_fd(
+        &rev64,
+        &fd,
+        scaled(Tolerance::finite_differences::<S>(), &fd64),
+    );
     outcome.fd = Some(err);
     if !ok {
         outcome.failure = Some(format!(
@@ -395,37 +387,80 @@ pub fn gradient_case<S: CheckScalar, F: Function + ?Sized>(
     outcome
 }
 
+/// A finite-difference estimate of one derivative and the size of its own error.
+#[derive(Clone, Copy, Debug)]
+pub struct Estimate {
+    pub value: f64,
+    pub error: f64,
+}
+
+/// Richardson extrapolation of central differences `D(h/2)`, `D(h/4)` (given `D(h)` too):
+/// `(4 D(h/4) - D(h/2)) / 3`, error O(h^4). Its error is estimated by its distance from the same
+/// extrapolation one step coarser; a reference whose estimated error exceeds 10 % of its value,
+/// or whose raw differences disagree by that much, is unreliable (`fd-unstable`).
+pub fn extrapolate(d1: f64, d2: f64, d4: f64) -> Result<Estimate, Skip> {
+    if !d1.is_finite() || !d2.is_finite() || !d4.is_finite() {
+        return Err(Skip::FdDomain);
+    }
+    let coarse = (4.0 * d2 - d1) / 3.0;
+    let value = (4.0 * d4 - d2) / 3.0;
+    let error = (coarse - value).abs();
+    let limit = 0.1 * (value.abs() + Tolerance::finite_differences::<f64>().atol);
+    if error > limit || (d2 - d4).abs() > limit {
+        return Err(Skip::FdUnstable);
+    }
+    Ok(Estimate { value, error })
+}
+
+/// The step for input value `x`: the core's `cbrt(eps) max(1, |x|)` in `f64`.
+pub fn step(x: f64) -> f64 {
+    f64::EPSILON.cbrt() * x.abs().max(1.0)
+}
+
 /// Central differences of `f` at `x`, Richardson-extrapolated, always evaluated in `f64` (for an
 /// `f32` case at the `f32` point: the reference is then far more accurate than the result it
 /// checks). See the module docs for the rule.
-fn richardson<F: Function + ?Sized>(f: &F, point: &[f64]) -> Result<Vec<f64>, Skip> {
+fn richardson<F: Function + ?Sized>(f: &F, point: &[f64]) -> Result<Vec<Estimate>, Skip> {
     let mut x = point.to_vec();
     let mut out = Vec::with_capacity(x.len());
     for i in 0..x.len() {
         let xi = point[i];
-        let h = f64::EPSILON.cbrt() * xi.abs().max(1.0);
-        let mut diff = |step: f64| {
-            x[i] = xi + step;
+        let h = step(xi);
+        let mut diff = |s: f64| {
+            x[i] = xi + s;
             let up: f64 = f.eval(&x);
-            x[i] = xi - step;
+            x[i] = xi - s;
             let down: f64 = f.eval(&x);
             x[i] = xi;
             // Divide by the steps actually taken (x + h rounds).
-            (up - down) / ((xi + step) - (xi - step))
+            (up - down) / ((xi + s) - (xi - s))
         };
         let (d1, d2, d4) = (diff(h), diff(h / 2.0), diff(h / 4.0));
-        if !d1.is_finite() || !d2.is_finite() || !d4.is_finite() {
-            return Err(Skip::FdDomain);
-        }
-        let coarse = (4.0 * d2 - d1) / 3.0;
-        let r = (4.0 * d4 - d2) / 3.0;
-        let scale = 0.1 * (r.abs() + 1e-6);
-        if (coarse - r).abs() > scale || (d2 - d4).abs() > scale {
-            return Err(Skip::FdUnstable);
-        }
-        out.push(r);
+        out.push(extrapolate(d1, d2, d4)?);
     }
     Ok(out)
+}
+
+/// `actual` against finite-difference estimates: the tolerance of each element is widened by
+/// twice that estimate's own error, so a reference is trusted only as far as it is accurate.
+pub fn compare_fd(actual: &[f64], fd: &[Estimate], tolerance: Tolerance) -> (bool, Error, usize) {
+    let mut passed = true;
+    let mut worst = (f64::NEG_INFINITY, Error::default(), 0);
+    for (i, (&a, e)) in actual.iter().zip(fd).enumerate() {
+        let t = Tolerance::new(tolerance.atol + 2.0 * e.error, tolerance.rtol);
+        let (ok, err, _) = compare(&[a], &[e.value], t);
+        passed &= ok;
+        let badness = (a - e.value).abs() / (t.atol + t.rtol * e.value.abs());
+        let badness = if badness.is_nan() {
+            f64::INFINITY
+        } else {
+            badness
+        };
+        if badness > worst.0 {
+            worst = (badness, err, i);
+        }
+    }
+    (passed, worst.1, worst.2)
 }
 
 pub fn failure(message: String) -> Outcome {
@@ -447,23 +482,35 @@ struct Summary {
     skipped: usize,
     skips: Vec<(Skip, usize)>,
     fd_skips: Vec<(Skip, usize)>,
-    worst_exact: Option<(Error, String)>,
-    worst_fd: Option<(Error, String)>,
+    worst_exact: Worst,
+    worst_fd: Worst,
+}
+
+/// The largest absolute and the largest relative error of one comparison over a suite, each with
+/// the case that produced it.
+#[derive(Clone, Debug, Default)]
+struct Worst {
+    abs: Option<(f64, String)>,
+    rel: Option<(f64, String)>,
+}
+
+impl Worst {
+    fn add(&mut self, e: Error, case: &str) {
+        for (slot, v) in [(&mut self.abs, e.abs), (&mut self.rel, e.rel)] {
+            let larger = slot
+                .as_ref()
+                .is_none_or(|(w, _)| v > *w || (v.is_nan() && !w.is_nan()));
+            if larger {
+                *slot = Some((v, case.to_string()));
+            }
+        }
+    }
 }
 
 fn bump(list: &mut Vec<(Skip, usize)>, s: Skip) {
     match list.iter_mut().find(|(k, _)| *k == s) {
         Some((_, n)) => *n += 1,
         None => list.push((s, 1)),
-    }
-}
-
-fn worse(slot: &mut Option<(Error, String)>, e: Error, name: &str) {
-    if slot
-        .as_ref()
-        .is_none_or(|(w, _)| e.rel > w.rel || (e.rel == w.rel && e.abs > w.abs))
-    {
-        *slot = Some((e, name.to_string()));
     }
 }
 
@@ -593,10 +640,10 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
             bump(&mut s.fd_skips, reason);
         }
         if let Some(e) = outcome.exact {
-            worse(&mut s.worst_exact, e, &case.name);
+            s.worst_exact.add(e, &case.name);
         }
         if let Some(e) = outcome.fd {
-            worse(&mut s.worst_fd, e, &case.name);
+            s.worst_fd.add(e, &case.name);
         }
         match &outcome.failure {
             None => s.passed += 1,
@@ -657,10 +704,10 @@ fn skip_list(list: &[(Skip, usize)]) -> String {
         .join(", ")
 }
 
-fn worst_cell(w: &Option<(Error, String)>) -> (String, String) {
+fn worst_cell(w: &Option<(f64, String)>) -> String {
     match w {
-        Some((e, name)) => (format!("{:.1e} / {:.1e}", e.abs, e.rel), name.clone()),
-        None => ("-".into(), "-".into()),
+        Some((v, name)) => format!("{v:.1e} ({name})"),
+        None => "-".into(),
     }
 }
 
@@ -679,10 +726,13 @@ fn print_table(summaries: &[(Suite, Summary)]) {
             "  finite-difference comparison skipped: {}",
             skip_list(&s.fd_skips)
         );
-        let (e, en) = worst_cell(&s.worst_exact);
-        let (f, fname) = worst_cell(&s.worst_fd);
-        println!("  worst reverse vs exact/forward (abs / rel): {e:<20} in {en}");
-        println!("  worst reverse vs finite diff.  (abs / rel): {f:<20} in {fname}");
+        for (what, w) in [
+            ("reverse vs forward/exact", &s.worst_exact),
+            ("reverse vs finite diff. ", &s.worst_fd),
+        ] {
+            println!("  worst {what}: abs {}", worst_cell(&w.abs));
+            println!("  {:>31} rel {}", "", worst_cell(&w.rel));
+        }
     }
     println!();
 }
@@ -712,16 +762,16 @@ fn json_num(x: f64) -> String {
     }
 }
 
-fn json_worst(w: &Option<(Error, String)>) -> String {
-    match w {
-        Some((e, name)) => format!(
-            "{{\"abs\": {}, \"rel\": {}, \"case\": {}}}",
-            json_num(e.abs),
-            json_num(e.rel),
+fn json_worst(w: &Worst) -> String {
+    let one = |v: &Option<(f64, String)>| match v {
+        Some((x, name)) => format!(
+            "{{\"value\": {}, \"case\": {}}}",
+            json_num(*x),
             json_str(name)
         ),
         None => "null".into(),
-    }
+    };
+    format!("{{\"abs\": {}, \"rel\": {}}}", one(&w.abs), one(&w.rel))
 }
 
 fn json_skips(list: &[(Skip, usize)]) -> String {
@@ -780,16 +830,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn compare_uses_pytorchs_rule() {
-        let (ok, e, i) = compare(&[1.0, 2.0 + 1e-9], &[1.0, 2.0], 0.0, 1e-8);
-        assert!(ok);
-        assert_eq!(i, 1);
-        assert!((e.abs - 1e-9).abs() < 1e-15);
-        let (ok, _, i) = compare(&[1.0, 2.1, 3.0], &[1.0, 2.0, 3.0], 1e-3, 1e-3);
+    fn compare_reports_the_worst_element_of_the_core_rule() {
+        let (ok, e, i) = compare(
+            &[1.0, 2.1, 3.0],
+            &[1.0, 2.0, 3.0],
+            Tolerance::new(1e-3, 1e-3),
+        );
         assert!(!ok);
         assert_eq!(i, 1);
-        let (ok, _, _) = compare(&[f64::NAN], &[1.0], 1.0, 1.0);
-        assert!(!ok);
+        assert!((e.abs - 0.1).abs() < 1e-12 && (e.rel - 0.05).abs() < 1e-12);
+        assert!(compare(&[1.0], &[1.0], Tolerance::new(0.0, 0.0)).0);
+        assert!(!compare(&[f64::NAN], &[1.0], Tolerance::new(1.0, 1.0)).0);
     }
 
     #[test]

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use autograd_core::{
     gradient_forward, gradient_reverse, hessian, hessian_forward, hessian_vector_product, Dual,
-    Function, Number, Tape,
+    Function, Number, Tape, Tolerance,
 };
 use autograd_nn::data::Sample;
 use autograd_nn::{
@@ -14,7 +14,8 @@ use autograd_nn::{
 
 use super::expr::{random_expr, Binary, Expr, Rng, Unary};
 use super::{
-    compare, failure, fmt_vec, gradient_case, Case, CheckScalar, Error, Options, Outcome, Suite,
+    compare, compare_fd, extrapolate, failure, fmt_vec, gradient_case, scaled, step, Case,
+    CheckScalar, Error, Estimate, Options, Outcome, Suite,
 };
 
 pub fn cases(suite: Suite, o: &Options) -> Vec<Case> {
@@ -396,8 +397,9 @@ fn exact_case<S: CheckScalar>(
             let fwd: Vec<f64> = fwd.iter().map(|v| v.to_f64()).collect();
             // The convention's value as the scalar type represents it (0.2 in f32 is 0.2000000030).
             let expected: Vec<f64> = expected.iter().map(|&v| S::from_f64(v).to_f64()).collect();
-            let (ok_r, err_r, _) = compare(&rev, &expected, 0.0, 0.0);
-            let (ok_f, err_f, _) = compare(&fwd, &expected, 0.0, 0.0);
+            let exact = Tolerance::new(0.0, 0.0);
+            let (ok_r, err_r, _) = compare(&rev, &expected, exact);
+            let (ok_f, err_f, _) = compare(&fwd, &expected, exact);
             let worst = if err_r.rel >= err_f.rel { err_r } else { err_f };
             Outcome {
                 failure: (!(ok_r && ok_f)).then(|| {
@@ -447,7 +449,8 @@ fn reference_case<S: CheckScalar, F: Function + Send + Sync + 'static>(
             let rev: Vec<f64> = rev.iter().map(|v| v.to_f64()).collect();
             // Hand-derived values are exact reals: allow the scalar type's rounding on top of the
             // documents' printed precision `tol`.
-            let (ok, err, _) = compare(&rev, &expected, tol, S::TOL.exact_rtol);
+            let rounding = Tolerance::between_modes::<S>().rtol;
+            let (ok, err, _) = compare(&rev, &expected, Tolerance::new(tol, rounding));
             let exact = outcome.exact.unwrap_or_default();
             outcome.exact = Some(Error {
                 abs: exact.abs.max(err.abs),
@@ -815,8 +818,7 @@ fn hessian_case(name: String, e: Arc<Expr>, x: Vec<f64>, v: Vec<f64>) -> Case {
             if let Err(err) = hessian_forward(&f, &x, &mut g2, &mut h2) {
                 return failure(format!("{}: {err}", describe()));
             }
-            let tol = <f64 as CheckScalar>::TOL;
-            let (ok, exact, i) = compare(&h, &h2, tol.exact_atol, tol.exact_rtol);
+            let (ok, exact, i) = compare(&h, &h2, scaled(Tolerance::between_modes::<f64>(), &h2));
             let mut outcome = Outcome {
                 failure: None,
                 skipped: None,
@@ -841,7 +843,7 @@ fn hessian_case(name: String, e: Arc<Expr>, x: Vec<f64>, v: Vec<f64>) -> Case {
             let hv_ref: Vec<f64> = (0..n)
                 .map(|r| (0..n).map(|c| h[r * n + c] * v[c]).sum())
                 .collect();
-            let (ok, err, i) = compare(&hv, &hv_ref, 1e-10, 1e-10);
+            let (ok, err, i) = compare(&hv, &hv_ref, scaled(Tolerance::between_modes::<f64>(), &h));
             if !ok {
                 outcome.failure = Some(format!(
                     "{}\n  HVP differs from H v at {i}\n  hvp = {}\n  H v = {}",
@@ -860,38 +862,55 @@ fn hessian_case(name: String, e: Arc<Expr>, x: Vec<f64>, v: Vec<f64>) -> Case {
                 outcome.fd_skipped = Some(super::Skip::NearKink);
                 return outcome;
             }
-            let mut fd = vec![0.0; n * n];
-            let mut ga = vec![0.0; n];
-            let mut gb = vec![0.0; n];
+            // Richardson-extrapolated central differences of reverse-mode gradients.
+            let mut fd = vec![
+                Estimate {
+                    value: 0.0,
+                    error: 0.0
+                };
+                n * n
+            ];
             for j in 0..n {
-                let step = f64::EPSILON.cbrt() * x[j].abs().max(1.0);
-                let mut xp = x.clone();
-                xp[j] += step;
-                let mut xm = x.clone();
-                xm[j] -= step;
-                let ok = <f64 as CheckScalar>::with_tape(|t| {
-                    gradient_reverse(&f, t, &xp, &mut ga).is_ok()
-                        && gradient_reverse(&f, t, &xm, &mut gb).is_ok()
-                });
-                if !ok {
+                let h = step(x[j]);
+                let column = |s: f64| -> Option<Vec<f64>> {
+                    let (mut xp, mut xm) = (x.clone(), x.clone());
+                    xp[j] += s;
+                    xm[j] -= s;
+                    let (mut gp, mut gm) = (vec![0.0; n], vec![0.0; n]);
+                    let ok = <f64 as CheckScalar>::with_tape(|t| {
+                        gradient_reverse(&f, t, &xp, &mut gp).is_ok()
+                            && gradient_reverse(&f, t, &xm, &mut gm).is_ok()
+                    });
+                    let width = xp[j] - xm[j];
+                    ok.then(|| (0..n).map(|r| (gp[r] - gm[r]) / width).collect())
+                };
+                let (Some(d1), Some(d2), Some(d4)) = (column(h), column(h / 2.0), column(h / 4.0))
+                else {
                     return failure(format!("{}: reverse mode failed", describe()));
-                }
+                };
                 for r in 0..n {
-                    fd[r * n + j] = (ga[r] - gb[r]) / (xp[j] - xm[j]);
+                    match extrapolate(d1[r], d2[r], d4[r]) {
+                        Ok(e) => fd[r * n + j] = e,
+                        Err(reason) => {
+                            outcome.fd_skipped = Some(reason);
+                            return outcome;
+                        }
+                    }
                 }
             }
-            if fd.iter().any(|v| !v.is_finite()) {
-                outcome.fd_skipped = Some(super::Skip::FdDomain);
-                return outcome;
-            }
-            let (ok, err, i) = compare(&h, &fd, 1e-5, 1e-4);
+            let values: Vec<f64> = fd.iter().map(|e| e.value).collect();
+            let (ok, err, i) = compare_fd(
+                &h,
+                &fd,
+                scaled(Tolerance::finite_differences::<f64>(), &values),
+            );
             outcome.fd = Some(err);
             if !ok {
                 outcome.failure = Some(format!(
                     "{}\n  Hessian vs differences of gradients differ at entry {i}\n  H  = {}\n  fd = {}",
                     describe(),
                     fmt_vec(&h),
-                    fmt_vec(&fd)
+                    fmt_vec(&values)
                 ));
             }
             outcome
