@@ -59,6 +59,7 @@ fn main() -> ! {
     hprintln!("metric tape_bytes={}", size_of::<DeviceTape>());
     hprintln!("metric xor_nodes_per_step={}", xor.nodes_per_step);
     hprintln!("metric xor_steps={}", xor.steps);
+    hprintln!("metric xor_params_fnv1a={:016x}", xor.params_fnv1a);
     hprintln!("metric insns_per_xor_step={}", xor.instructions_per_step);
     hprintln!("metric xor_core_nodes_per_step={}", xor.core_nodes_per_step);
     hprintln!(

@@ -72,6 +72,18 @@ pub struct XorResult {
     pub stack_peak: usize,
     /// The same for the hand-written loop.
     pub core_stack_peak: usize,
+    /// FNV-1a of the trained parameters' bits: `cargo xtask firmware` repeats the same steps on
+    /// the host and compares, so every part (and the host) must compute the same bits.
+    pub params_fnv1a: u64,
+}
+
+/// 64-bit FNV-1a over the parameters' little-endian bytes.
+pub fn fnv1a(params: &[f32]) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in params.iter().flat_map(|p| p.to_bits().to_le_bytes()) {
+        hash = (hash ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    hash
 }
 
 /// Trains until every sign is right, timing each step (gradient on the tape + SGD update) in
@@ -89,6 +101,7 @@ pub fn train(tape: &mut DeviceTape, timer: &InstructionCounter, report: &mut Rep
         core_instructions_per_step: 0,
         stack_peak: 0,
         core_stack_peak: 0,
+        params_fnv1a: 0,
     };
     let mut ticks: u64 = 0;
     let mut first_loss = f64::NAN;
@@ -115,6 +128,7 @@ pub fn train(tape: &mut DeviceTape, timer: &InstructionCounter, report: &mut Rep
         Ok(())
     })();
     result.stack_peak = crate::stack::peak();
+    result.params_fnv1a = fnv1a(&params);
     if let Err(e) = outcome {
         hprintln!("FAIL xor training: {}", e);
         report.check(false, "xor: training ran");

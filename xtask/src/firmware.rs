@@ -464,6 +464,8 @@ struct Row {
     suite_passed: bool,
     minimal_passed: bool,
     selftests_passed: usize,
+    /// Whether the trained XOR parameters equal the host's (None: not reported).
+    same_bits_as_host: Option<bool>,
     seconds: f64,
     problems: Vec<String>,
 }
@@ -490,6 +492,7 @@ fn run_board(
         suite_passed: false,
         minimal_passed: false,
         selftests_passed: 0,
+        same_bits_as_host: None,
         seconds: 0.0,
         problems: Vec::new(),
     };
@@ -534,6 +537,21 @@ fn run_board(
                 ", no RESULT PASS"
             }
         ));
+    }
+
+    // The device's trained XOR parameters must be the host's, bit for bit.
+    if let (Some(steps), Some(device)) = (
+        row.metrics.get("xor_steps").and_then(|s| s.parse().ok()),
+        row.metrics.get("xor_params_fnv1a"),
+    ) {
+        let host = format!("{:016x}", host_xor_fnv1a(steps)?);
+        row.same_bits_as_host = Some(*device == host);
+        if *device != host {
+            row.problems.push(format!(
+                "XOR parameters after {steps} steps differ from the host's (FNV-1a {device} on \
+                 the device, {host} on the host)"
+            ));
+        }
     }
 
     let minimal = run_qemu(runner, &elf(MINIMAL), None, options.timeout)?;
@@ -625,6 +643,7 @@ fn print_tables(rows: &[Row], icount: &str, selftest: bool) {
         "nodes/step, core loop",
         "instr/step, core loop",
         "stack B, core loop",
+        "params = host's",
     ]
     .map(String::from)
     .to_vec()];
@@ -672,6 +691,11 @@ fn print_tables(rows: &[Row], icount: &str, selftest: bool) {
             metric(r, "xor_core_nodes_per_step"),
             metric(r, "insns_per_xor_step_core"),
             metric(r, "xor_core_stack_peak_bytes"),
+            match r.same_bits_as_host {
+                Some(true) => "bit-identical".into(),
+                Some(false) => "DIFFERENT".into(),
+                None => "-".into(),
+            },
         ]);
     }
     println!(
@@ -683,7 +707,8 @@ fn print_tables(rows: &[Row], icount: &str, selftest: bool) {
     println!(
         "\nXOR training step (MLP [2, 4, 1], 4 patterns, one backward sweep + SGD update): \
          autograd-nn's Trainer::gradient + Sgd::step, and the same step written by hand on the \
-         tape (core loop); stack = peak from the top of RAM while each loop ran"
+         tape (core loop); stack = peak from the top of RAM while each loop ran; the trained \
+         parameters compared with the same steps run on the host"
     );
     print_table(&xor, 1);
     let total: f64 = rows.iter().map(|r| r.seconds).sum();
@@ -724,4 +749,34 @@ fn print_table(table: &[Vec<String>], left: usize) {
             println!("|{}|", rule.join("|"));
         }
     }
+}
+
+/// The firmware's XOR training (`firmware/src/xor.rs`: the same network, initialisation, loss,
+/// optimizer and number of steps) run on the host in `f32`; returns the FNV-1a of the
+/// parameters' bits, as the firmware reports it.
+fn host_xor_fnv1a(steps: usize) -> Result<u64, String> {
+    use autograd_core::Tape;
+    use autograd_nn::{
+        data, Activation, Init, LearningRate, Mlp, Objective, Optimizer, Reduction, Rng, Sgd,
+        SquaredError, Trainer,
+    };
+    const XOR: Mlp<3> = Mlp::new([2, 4, 1], Activation::Tanh, Activation::Tanh);
+    let err = |e: autograd_nn::NnError| format!("XOR on the host: {e}");
+    let objective = Objective::new(XOR, SquaredError).with_reduction(Reduction::Sum);
+    let mut params = [0.0_f32; XOR.param_count()];
+    XOR.init(&mut params, Init::Uniform, &mut Rng::new(42))
+        .map_err(err)?;
+    let mut tape = Tape::<f32, 256>::new();
+    let mut trainer = Trainer::new(&mut tape, &params).map_err(err)?;
+    let data = data::xor();
+    let mut sgd = Sgd::new(LearningRate::Constant(0.05));
+    for _ in 0..steps {
+        trainer.gradient(&objective, &params, &data).map_err(err)?;
+        sgd.step(&mut params, trainer.grads());
+    }
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in params.iter().flat_map(|p| p.to_bits().to_le_bytes()) {
+        hash = (hash ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    Ok(hash)
 }
