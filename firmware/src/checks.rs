@@ -236,7 +236,8 @@ impl Worst {
     fn see(&mut self, got: f32, want: f32) {
         let scale = if want.abs() > 1.0 { want.abs() } else { 1.0 };
         let e = (got - want).abs() / scale;
-        if !(e <= self.0) {
+        // NaN counts as the worst error.
+        if e > self.0 || e.is_nan() {
             self.0 = e;
         }
     }

@@ -181,7 +181,7 @@ fn predict_by_hand<'t>(p: &[Var<'t, f32>; PARAMS], x: [Var<'t, f32>; 2]) -> Var<
     let mut out = p[16];
     for j in 0..4 {
         let hidden = (p[3 * j + 2] + p[3 * j] * x[0] + p[3 * j + 1] * x[1]).tanh();
-        out = out + p[12 + j] * hidden;
+        out += p[12 + j] * hidden;
     }
     out.tanh()
 }
