@@ -167,9 +167,8 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         .values()
         .next()
         .and_then(|r| {
-            r.iter()
-                .position(|a| a == "-icount")
-                .map(|i| r[i + 1].clone())
+            let i = r.iter().position(|a| a == "-icount")?;
+            r.get(i + 1).cloned()
         })
         .unwrap_or_else(|| "?".into());
     print_tables(&rows, &icount, options.selftest);
