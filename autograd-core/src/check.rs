@@ -113,7 +113,7 @@ impl fmt::Display for ElementError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "[{}]: {:e} vs {:e} (abs error {:.2e}, rel error {:.2e})",
+            "[{}]: {} vs {} (abs error {:.2e}, rel error {:.2e})",
             self.index, self.actual, self.expected, self.abs_error, self.rel_error
         )
     }

@@ -154,10 +154,20 @@ pub(crate) fn guarded_mul<S: Scalar>(e: S, d: S) -> S {
     }
 }
 
+/// `re + epsε`; nested duals are parenthesised: `(1 + 2ε) + (3 + 4ε)ε`.
 impl<S: Scalar> fmt::Display for Dual<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} + {}ε", self.re, self.eps)
+        if is_dual::<S>() {
+            write!(f, "({}) + ({})ε", self.re, self.eps)
+        } else {
+            write!(f, "{} + {}ε", self.re, self.eps)
+        }
     }
+}
+
+/// `true` if `S` is itself a dual number (its display needs parentheses when nested).
+pub(crate) fn is_dual<S: 'static>() -> bool {
+    core::any::type_name::<S>().contains("Dual")
 }
 
 /// Implements [`Number`], [`Scalar`], the operators and the comparisons for a dual type, from its
@@ -545,6 +555,17 @@ mod tests {
         let q = a / b;
         assert_eq!(q.re, 0.4);
         assert!((q.eps - (3.0 * 5.0 + 2.0) / 25.0).abs() < 1e-15);
+    }
+
+    #[test]
+    fn display_parenthesises_nested_duals() {
+        let d = Dual::new(Dual::new(1.0_f64, 2.0), Dual::new(3.0, 4.0));
+        let mut s = heapless::String::<64>::new();
+        core::fmt::write(&mut s, format_args!("{d}")).unwrap();
+        assert_eq!(s.as_str(), "(1 + 2ε) + (3 + 4ε)ε");
+        s.clear();
+        core::fmt::write(&mut s, format_args!("{}", Dual::new(0.5_f32, -1.0))).unwrap();
+        assert_eq!(s.as_str(), "0.5 + -1ε");
     }
 
     #[test]

@@ -6,7 +6,7 @@ use core::cmp::Ordering;
 use core::fmt;
 use core::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Sub, SubAssign};
 
-use crate::dual::{dual_left_scalar, dual_rules, guarded_mul};
+use crate::dual::{dual_left_scalar, dual_rules, guarded_mul, is_dual};
 use crate::{math, Number, Scalar};
 
 /// `re + Σ eps[k]·ε_k` with `ε_j ε_k = 0`: a value and its derivatives in `N` directions at once.
@@ -141,7 +141,11 @@ impl<S: Scalar, const N: usize> DualVec<S, N> {
 
 impl<S: Scalar, const N: usize> fmt::Display for DualVec<S, N> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} + [", self.re)?;
+        if is_dual::<S>() {
+            write!(f, "({}) + [", self.re)?;
+        } else {
+            write!(f, "{} + [", self.re)?;
+        }
         for (k, e) in self.eps.iter().enumerate() {
             if k > 0 {
                 f.write_str(", ")?;
