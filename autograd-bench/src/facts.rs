@@ -11,8 +11,12 @@ use crate::modes::reverse_gradient;
 use crate::moons::{data, init_params, tape_loss_gradient, PARAMS};
 use crate::scaling::{record_chain, record_wide_sum};
 
-/// The input sizes every mode is measured at (where the mode allows).
-pub const SIZES: [usize; 10] = [2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
+/// The input sizes every mode is measured at in a full run: powers of two, plus 10, 100 and
+/// 1000, the sizes of the reference figures for other crates.
+pub const SIZES: [usize; 13] = [2, 4, 8, 10, 16, 32, 64, 100, 128, 256, 512, 1000, 1024];
+
+/// The sizes of a quick run.
+pub const QUICK_SIZES: [usize; 5] = [2, 10, 100, 256, 1000];
 
 /// Node counts of the scaling benchmarks.
 pub const SCALING_NODES: [usize; 4] = [1_000, 10_000, 100_000, 1_000_000];
