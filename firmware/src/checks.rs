@@ -163,8 +163,9 @@ pub fn seed_examples(tape: &mut DeviceTape, report: &mut Report) {
     report.close("tanh(x^3+2x+1)' vs central difference", g[0], fd, 1e-3);
 
     // The article's check: f(x) = x^3 - 2x + 1 at -2, -0.5, 0, 1, 3 against 3x^2 - 2 and against
-    // central differences. The article uses h = 1e-4... in f64; in f32 h = 1e-2 (the truncation
-    // error of a cubic is exactly h^2 = 1e-4) and the tolerance is 1e-3.
+    // central differences. The article uses h = 1e-5 and a tolerance of 1e-4 in f64; in f32,
+    // rounding would swamp such a small step, so h = 1e-2 (the truncation error of a cubic is
+    // exactly h^2 = 1e-4) and the tolerance is 1e-3.
     for x0 in [-2.0f32, -0.5, 0.0, 1.0, 3.0] {
         let (_, g) = gradient(tape, report, "x^3-2x+1", [x0], |[x]| {
             x.powi(3) - x * 2.0 + 1.0
