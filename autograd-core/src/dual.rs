@@ -200,11 +200,13 @@ macro_rules! dual_rules {
             }
             #[inline]
             fn sin(self) -> Self {
-                self.chain(self.re.sin(), self.re.cos())
+                let (s, c) = self.re.sin_cos();
+                self.chain(s, c)
             }
             #[inline]
             fn cos(self) -> Self {
-                self.chain(self.re.cos(), -self.re.sin())
+                let (s, c) = self.re.sin_cos();
+                self.chain(c, -s)
             }
             #[inline]
             fn tan(self) -> Self {
@@ -340,6 +342,11 @@ macro_rules! dual_rules {
             #[inline]
             fn is_zero(self) -> bool {
                 self.re.is_zero() && self.tangent_is_zero()
+            }
+            #[inline]
+            fn sin_cos(self) -> (Self, Self) {
+                let (s, c) = self.re.sin_cos();
+                (self.chain(s, c), self.chain(c, -s))
             }
         }
 

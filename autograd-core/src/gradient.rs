@@ -41,17 +41,18 @@ use crate::{Dual, DualVec, Number, Scalar, TapeError, TapeView, Var};
 
 /// A function R^n → R, written once for every [`Number`] type.
 ///
-/// Where it can go, and what each costs (ratios to one plain evaluation measured at n = 100 on
-/// the benchmark functions: Rosenbrock, arithmetic only, and a sin/exp/tanh-heavy sum):
+/// Where it can go, and what each costs (ratios to one plain evaluation at n = 100 on the
+/// benchmark functions, Rosenbrock (arithmetic only) / a sin-exp-tanh sum; single runs on a
+/// shared 2-core machine, good to about ±30%):
 ///
 /// | mode | driver | passes | measured, n = 100 |
 /// |---|---|---|---|
-/// | reverse | [`gradient_reverse`] | 1 recording + 1 backward sweep | 43x / 4.3x |
-/// | forward, `Dual` | [`gradient_forward`] | n | 175x / 193x |
-/// | forward, `DualVec<S, L>` | [`gradient_forward_vec`] | ceil(n / L) | 63x / 32x (L = 8) |
+/// | reverse | [`gradient_reverse`] | 1 recording + 1 backward sweep | 43x / 3-4x |
+/// | forward, `Dual` | [`gradient_forward`] | n | 158x / 131x |
+/// | forward, `DualVec<S, L>` | [`gradient_forward_vec`] | ceil(n / L) | 54x / 18x (L = 8) |
 /// | central differences | [`gradient_central`](crate::gradient_central) | 2n + 1 plain | 172x |
 /// | Jacobian, reverse | [`jacobian_reverse`] | 1 recording + m sweeps | |
-/// | Jacobian, forward | [`jacobian_forward`] | n | |
+/// | Jacobian, forward | [`jacobian_forward`], [`jacobian_forward_vec`] | n, ceil(n / L) | |
 ///
 /// Reverse mode's cost does not grow with n; forward mode's does, so it pays for few inputs
 /// (or many outputs), and its lanes pay where transcendental functions dominate.
