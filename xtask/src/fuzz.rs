@@ -1,8 +1,416 @@
-//! `cargo xtask fuzz` (not implemented yet).
+//! `cargo xtask fuzz`: runs the cargo-fuzz targets of `fuzz/` for a bounded time each and prints
+//! executions, executions per second and crashes per target.
+//!
+//! Installs cargo-fuzz (`cargo install cargo-fuzz --locked`) when it is missing; needs the nightly
+//! toolchain (libFuzzer's instrumentation). Each target reads the committed seed corpus
+//! `fuzz/corpus/<target>/` and writes what it discovers to `fuzz/target/corpus/<target>/`
+//! (ignored by git, kept between runs), so a run never dirties the working tree. A crash leaves
+//! its input in `fuzz/artifacts/<target>/`; the full libFuzzer log of each run is in
+//! `fuzz/target/xtask-<target>.log`.
 
-use std::process::ExitCode;
+use std::fs;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+use std::time::Instant;
+
+use crate::project_root;
+
+/// The fuzz targets, in the order they run.
+const TARGETS: [(&str, &str); 2] = [
+    (
+        "differential",
+        "arbitrary programs of every op in f64/f32: tape vs Dual vs a reference interpreter",
+    ),
+    (
+        "capacity",
+        "programs longer than a small tape: always CapacityExceeded, rewind/clear work again",
+    ),
+];
+
+const DEFAULT_SECONDS: u64 = 60;
+/// An input that takes longer than this is reported as a hang (a finding, like a crash).
+const TIMEOUT_PER_INPUT_S: u64 = 20;
+
+const HELP: &str = "\
+cargo xtask fuzz [TARGET] [--seconds N]
+
+Runs each cargo-fuzz target in fuzz/ (or only TARGET) for N seconds (default 60) with the nightly
+toolchain and prints executions, executions per second and crashes per target. Exits with 1 if
+any target crashed, hung or failed to build (the input is saved in fuzz/artifacts/<target>/).
+Installs cargo-fuzz with `cargo install cargo-fuzz --locked` if it is missing.
+
+Targets:
+  differential   arbitrary programs of every op in f64/f32: tape vs Dual vs a reference interpreter
+  capacity       programs longer than a small tape: always CapacityExceeded, rewind/clear work again
+
+Options:
+  --seconds N    fuzzing time per target, in seconds (N >= 1; building is not counted)
+  -h, --help     this text
+
+Reproduce a crash with `cd fuzz && cargo +nightly fuzz run <target> artifacts/<target>/<file>`.
+";
 
 /// Runs the task with its arguments.
-pub fn run(_args: &[String]) -> Result<ExitCode, String> {
-    Err("`cargo xtask fuzz` is not implemented yet".to_string())
+pub fn run(args: &[String]) -> Result<ExitCode, String> {
+    let mut target: Option<&str> = None;
+    let mut seconds = DEFAULT_SECONDS;
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        match arg.as_str() {
+            "-h" | "--help" => {
+                print!("{HELP}");
+                return Ok(ExitCode::SUCCESS);
+            }
+            "--seconds" => {
+                let value = it
+                    .next()
+                    .ok_or_else(|| format!("--seconds needs a value\n\n{HELP}"))?;
+                seconds = parse_seconds(value)?;
+            }
+            s if s.starts_with("--seconds=") => seconds = parse_seconds(&s["--seconds=".len()..])?,
+            s if s.starts_with('-') => return Err(format!("unknown option `{s}`\n\n{HELP}")),
+            name => {
+                if target.is_some() {
+                    return Err(format!("more than one target given\n\n{HELP}"));
+                }
+                if !TARGETS.iter().any(|(t, _)| *t == name) {
+                    let known: Vec<&str> = TARGETS.iter().map(|(t, _)| *t).collect();
+                    return Err(format!(
+                        "unknown fuzz target `{name}` (known: {})",
+                        known.join(", ")
+                    ));
+                }
+                target = Some(name);
+            }
+        }
+    }
+
+    let fuzz_dir = project_root().join("fuzz");
+    ensure_nightly()?;
+    ensure_cargo_fuzz()?;
+
+    let targets: Vec<&str> = match target {
+        Some(t) => vec![t],
+        None => TARGETS.iter().map(|(t, _)| *t).collect(),
+    };
+
+    println!("building fuzz targets (nightly, release, ASan)...");
+    let mut build = cargo_fuzz(&fuzz_dir);
+    build.arg("build");
+    if let Some(t) = target {
+        build.arg(t);
+    }
+    let status = build
+        .status()
+        .map_err(|e| format!("could not run cargo fuzz: {e}"))?;
+    if !status.success() {
+        eprintln!("error: building the fuzz targets failed");
+        return Ok(ExitCode::from(1));
+    }
+
+    let mut results = Vec::new();
+    for t in &targets {
+        println!("\nfuzzing `{t}` for {seconds} s...");
+        let result = fuzz_one(&fuzz_dir, t, seconds)?;
+        for line in &result.report {
+            println!("  {line}");
+        }
+        results.push(result);
+    }
+
+    println!();
+    println!(
+        "{:<14} {:>8} {:>12} {:>10} {:>8}",
+        "target", "seconds", "executions", "exec/s", "crashes"
+    );
+    for r in &results {
+        println!(
+            "{:<14} {:>8} {:>12} {:>10} {:>8}",
+            r.target, r.seconds, r.executions, r.exec_per_s, r.crashes
+        );
+    }
+    let failed: Vec<&Outcome> = results.iter().filter(|r| r.crashes > 0 || !r.ok).collect();
+    if failed.is_empty() {
+        println!("\nno crashes");
+        Ok(ExitCode::SUCCESS)
+    } else {
+        for r in failed {
+            eprintln!(
+                "error: `{}` failed{}; log: {}",
+                r.target,
+                match &r.artifact {
+                    Some(a) => format!(" (input saved to {a})"),
+                    None => String::new(),
+                },
+                r.log.display()
+            );
+        }
+        Ok(ExitCode::from(1))
+    }
+}
+
+fn parse_seconds(s: &str) -> Result<u64, String> {
+    match s.parse::<u64>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!(
+            "--seconds takes a whole number of seconds >= 1, got `{s}`"
+        )),
+    }
+}
+
+/// `cargo +nightly fuzz` run in `fuzz/`, without the variables of the `cargo xtask` that runs us
+/// (they would pin the stable toolchain or leak this crate's settings).
+fn cargo_fuzz(fuzz_dir: &Path) -> Command {
+    let mut cmd = Command::new("cargo");
+    cmd.current_dir(fuzz_dir)
+        .env_remove("RUSTUP_TOOLCHAIN")
+        .env_remove("CARGO")
+        .env_remove("RUSTC")
+        .env_remove("RUSTFLAGS")
+        .env_remove("CARGO_ENCODED_RUSTFLAGS")
+        // Always fuzz/target: the scratch corpus lives there, and a workspace target dir shared
+        // with sanitizer builds gains nothing.
+        .env_remove("CARGO_TARGET_DIR")
+        .args(["+nightly", "fuzz"]);
+    cmd
+}
+
+fn ensure_nightly() -> Result<(), String> {
+    let ok = Command::new("rustup")
+        .args(["run", "nightly", "rustc", "--version"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false);
+    if ok {
+        Ok(())
+    } else {
+        Err(
+            "the nightly toolchain is needed (libFuzzer instrumentation); \
+             install it with `rustup toolchain install nightly`"
+                .to_string(),
+        )
+    }
+}
+
+fn ensure_cargo_fuzz() -> Result<(), String> {
+    let installed = Command::new("cargo")
+        .args(["fuzz", "--version"])
+        .env_remove("RUSTUP_TOOLCHAIN")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false);
+    if installed {
+        return Ok(());
+    }
+    println!("cargo-fuzz is missing: cargo install cargo-fuzz --locked");
+    let status = Command::new("cargo")
+        .args(["install", "cargo-fuzz", "--locked"])
+        .env_remove("RUSTUP_TOOLCHAIN")
+        .status()
+        .map_err(|e| format!("could not run cargo install: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err("`cargo install cargo-fuzz --locked` failed".to_string())
+    }
+}
+
+/// What one target's run gave.
+struct Outcome {
+    target: String,
+    seconds: u64,
+    executions: u64,
+    exec_per_s: u64,
+    crashes: u64,
+    /// libFuzzer exited normally after its time budget.
+    ok: bool,
+    artifact: Option<String>,
+    log: PathBuf,
+    /// Lines worth showing: the crash message, where the input went.
+    report: Vec<String>,
+}
+
+fn fuzz_one(fuzz_dir: &Path, target: &str, seconds: u64) -> Result<Outcome, String> {
+    let scratch = fuzz_dir.join("target").join("corpus").join(target);
+    let seeds = fuzz_dir.join("corpus").join(target);
+    fs::create_dir_all(&scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
+    fs::create_dir_all(&seeds).map_err(|e| format!("{}: {e}", seeds.display()))?;
+    let log_path = fuzz_dir.join("target").join(format!("xtask-{target}.log"));
+    let mut log = String::new();
+
+    let started = Instant::now();
+    let mut child = cargo_fuzz(fuzz_dir)
+        .args(["run", target])
+        .arg(&scratch)
+        .arg(&seeds)
+        .arg("--")
+        .arg(format!("-max_total_time={seconds}"))
+        .arg(format!("-timeout={TIMEOUT_PER_INPUT_S}"))
+        .arg("-print_final_stats=1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("could not run cargo fuzz: {e}"))?;
+
+    // libFuzzer reports on stderr; stdout carries the formatted crash input. Read stdout on a
+    // thread so neither pipe can fill up and stall the fuzzer.
+    let stdout = child.stdout.take().expect("piped");
+    let out_thread = std::thread::spawn(move || {
+        let mut lines = Vec::new();
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            lines.push(line);
+        }
+        lines
+    });
+    let stderr = child.stderr.take().expect("piped");
+    let mut stats = Stats::default();
+    for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+        stats.read(&line);
+        log.push_str(&line);
+        log.push('\n');
+    }
+    let status = child
+        .wait()
+        .map_err(|e| format!("waiting for cargo fuzz: {e}"))?;
+    let elapsed = started.elapsed().as_secs_f64();
+    let stdout_lines = out_thread.join().unwrap_or_default();
+    for line in &stdout_lines {
+        log.push_str(line);
+        log.push('\n');
+    }
+    // The log is a convenience; failing to write it must not hide the result.
+    let _ = fs::write(&log_path, &log);
+
+    let executions = stats.executions.unwrap_or(stats.last_count);
+    let exec_per_s = stats.exec_per_s.unwrap_or_else(|| {
+        let secs = stats.done_seconds.map(|s| s as f64).unwrap_or(elapsed);
+        (executions as f64 / secs.max(1.0)).round() as u64
+    });
+    let crashes = stats.artifacts.len() as u64;
+    let mut report = stats.messages.clone();
+    if crashes > 0 || !status.success() {
+        // Show the end of the log: the panic message and the failing input.
+        let tail: Vec<&str> = log.lines().collect();
+        let from = tail.len().saturating_sub(40);
+        report.extend(tail[from..].iter().map(|s| s.to_string()));
+    }
+    Ok(Outcome {
+        target: target.to_string(),
+        seconds,
+        executions,
+        exec_per_s,
+        crashes,
+        ok: status.success(),
+        artifact: stats.artifacts.first().cloned(),
+        log: log_path,
+        report,
+    })
+}
+
+/// Figures read from libFuzzer's output.
+#[derive(Default)]
+struct Stats {
+    /// `stat::number_of_executed_units`
+    executions: Option<u64>,
+    /// `stat::average_exec_per_sec`
+    exec_per_s: Option<u64>,
+    /// `Done N runs in S second(s)`
+    done_seconds: Option<u64>,
+    /// `#N` of the last status line (if the run ended without final stats).
+    last_count: u64,
+    /// Inputs saved after a crash, timeout or out-of-memory.
+    artifacts: Vec<String>,
+    messages: Vec<String>,
+}
+
+impl Stats {
+    fn read(&mut self, line: &str) {
+        let line = line.trim_end();
+        if let Some(v) = line.strip_prefix("stat::number_of_executed_units:") {
+            self.executions = v.trim().parse().ok();
+        } else if let Some(v) = line.strip_prefix("stat::average_exec_per_sec:") {
+            self.exec_per_s = v.trim().parse().ok();
+        } else if let Some(rest) = line.strip_prefix("Done ") {
+            // "Done 168093 runs in 121 second(s)"
+            let words: Vec<&str> = rest.split_whitespace().collect();
+            if let [runs, "runs", "in", secs, ..] = words.as_slice() {
+                self.executions.get_or_insert(runs.parse().unwrap_or(0));
+                self.done_seconds = secs.parse().ok();
+            }
+        } else if let Some(rest) = line.strip_prefix('#') {
+            if let Some(n) = rest.split_whitespace().next().and_then(|n| n.parse().ok()) {
+                self.last_count = n;
+            }
+        }
+        if let Some(i) = line.find("Test unit written to ") {
+            self.artifacts
+                .push(line[i + "Test unit written to ".len()..].trim().to_string());
+            self.messages.push(line.to_string());
+        }
+        if line.contains("panicked at")
+            || line.contains("ERROR: libFuzzer:")
+            || line.contains("ERROR: AddressSanitizer")
+        {
+            self.messages.push(line.to_string());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_libfuzzer_final_stats() {
+        let mut s = Stats::default();
+        for line in [
+            "#1225\tINITED cov: 4682 ft: 17033 corp: 1032/62Kb exec/s: 0 rss: 81Mb",
+            "#168093\tDONE   cov: 5000 ft: 20000 corp: 1100/70Kb lim: 4096 exec/s: 1389 rss: 90Mb",
+            "Done 168093 runs in 121 second(s)",
+            "stat::number_of_executed_units: 168093",
+            "stat::average_exec_per_sec:     1389",
+        ] {
+            s.read(line);
+        }
+        assert_eq!(
+            (s.executions, s.exec_per_s, s.done_seconds),
+            (Some(168093), Some(1389), Some(121))
+        );
+        assert!(s.artifacts.is_empty());
+    }
+
+    #[test]
+    fn reads_a_crash() {
+        let mut s = Stats::default();
+        for line in [
+            "#5000\tNEW    cov: 10 ft: 10 corp: 3/1b exec/s: 2500 rss: 40Mb",
+            "thread '<unnamed>' (6873) panicked at fuzz_targets/differential.rs:83:13:",
+            "==6873== ERROR: libFuzzer: deadly signal",
+            "artifact_prefix='/w/fuzz/artifacts/differential/'; Test unit written to /w/fuzz/artifacts/differential/crash-0e9d",
+        ] {
+            s.read(line);
+        }
+        assert_eq!(s.last_count, 5000);
+        assert_eq!(s.executions, None);
+        assert_eq!(
+            s.artifacts,
+            vec!["/w/fuzz/artifacts/differential/crash-0e9d".to_string()]
+        );
+        assert_eq!(s.messages.len(), 3);
+    }
+
+    #[test]
+    fn bad_arguments_are_errors() {
+        assert!(run(&["--seconds".into()]).is_err());
+        assert!(run(&["--seconds".into(), "0".into()]).is_err());
+        assert!(run(&["--seconds".into(), "ten".into()]).is_err());
+        assert!(run(&["nosuch".into()]).is_err());
+        assert!(run(&["--frobnicate".into()]).is_err());
+        assert!(run(&["capacity".into(), "differential".into()]).is_err());
+    }
 }
