@@ -2,7 +2,7 @@
 //!
 //! These are the *forward* rules shared by every mode: the plain scalars, the dual numbers and the
 //! tape all compute values through these functions, so a value is bit-identical whichever mode
-//! computed it. The derivative rules live with each mode (the tape's in [`crate::op`], the duals'
+//! computed it. The derivative rules live with each mode (the tape's in `op.rs`, the duals'
 //! in their own modules), written independently so that the modes check one another.
 //!
 //! Conventions at non-differentiable points follow PyTorch:
