@@ -382,9 +382,11 @@ macro_rules! dual_rules {
                 // (a/b)' = a'/b - (a/b) b'/b
                 let q = self.re / rhs.re;
                 let inv = S::ONE / rhs.re;
-                // Guarded: `q * inv` overflows for a tiny divisor (x / 1e-20 in f32), and a
-                // divisor with a zero tangent (a constant) must not turn that into 0 * inf = NaN.
-                Self::combine_guarded(q, self, inv, rhs, -(q * inv))
+                // d/db = -q/b, not -q * (1/b): 1/b overflows for a subnormal b even where q/b
+                // does not (0/b). Guarded: for a tiny divisor (x / 1e-20 in f32) -q/b does
+                // overflow, and a divisor with a zero tangent (a constant) must not turn that
+                // into 0 * inf = NaN.
+                Self::combine_guarded(q, self, inv, rhs, -(q / rhs.re))
             }
         }
 

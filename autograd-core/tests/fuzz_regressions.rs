@@ -32,7 +32,11 @@ fn powi_with_a_huge_exponent_has_the_same_value_in_every_mode() {
             let tape = Tape::<f64, 8>::new();
             let y = tape.var(x).powi(n);
             let dual = Dual::variable(x).powi(n);
-            assert_eq!(y.value().to_bits(), plain.to_bits(), "tape, x = {x}, n = {n}");
+            assert_eq!(
+                y.value().to_bits(),
+                plain.to_bits(),
+                "tape, x = {x}, n = {n}"
+            );
             assert_eq!(dual.re.to_bits(), plain.to_bits(), "dual, x = {x}, n = {n}");
         }
     }
@@ -73,4 +77,19 @@ fn dividing_by_a_tiny_constant_has_a_finite_forward_derivative() {
     let x = tape.var(0.125);
     let y = x / c64;
     assert_eq!(tape.backward(y).unwrap().wrt(x), 1.0 / c64);
+}
+
+/// differential: `0 / x` for a subnormal `x` (here about 6.4e-315). The derivative with respect
+/// to `x` is `-0/x^2 = 0` (the tape: `-z/y = -0/x`), but forward mode computed it as
+/// `-(q * (1/x))` with `1/x = inf`: `-(0 * inf)` = NaN.
+#[test]
+fn zero_over_a_subnormal_has_a_zero_forward_derivative() {
+    let x = f64::from_bits(1_291_793_664);
+    assert!(x.is_subnormal() && (1.0 / x).is_infinite());
+    let d = Dual::constant(0.0) / Dual::variable(x);
+    assert_eq!((d.re, d.eps), (0.0, 0.0));
+    let tape = Tape::<f64, 8>::new();
+    let xv = tape.var(x);
+    let y = 0.0 / xv;
+    assert_eq!(tape.backward(y).unwrap().wrt(xv), 0.0);
 }
