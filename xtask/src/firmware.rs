@@ -779,3 +779,62 @@ fn host_xor_fnv1a(steps: usize) -> Result<u64, String> {
     }
     Ok(hash)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(a: &[&str]) -> Vec<String> {
+        a.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn every_board_has_a_qemu_runner_with_semihosting_and_icount() {
+        let config = crate::project_root().join("firmware/.cargo/config.toml");
+        let runners = read_runners(&config).unwrap();
+        for board in &BOARDS {
+            let r = runners.get(board.target).expect(board.target);
+            let at = |flag: &str| r.iter().position(|a| a == flag).map(|i| r[i + 1].as_str());
+            assert_eq!(at("-machine"), Some(board.machine), "{}", board.target);
+            assert_eq!(
+                at("-semihosting-config"),
+                Some("enable=on,target=native"),
+                "{}",
+                board.target
+            );
+            assert!(at("-icount").is_some_and(|v| v.starts_with("shift=")));
+            // The ELF path is appended after `-kernel`.
+            assert_eq!(r.last().map(String::as_str), Some("-kernel"));
+        }
+    }
+
+    #[test]
+    fn options_parse_and_bad_ones_are_errors() {
+        let o = parse(&args(&[])).unwrap().unwrap();
+        assert_eq!(o.boards.len(), 3);
+        assert!(o.selftest && o.install);
+        let o = parse(&args(&["--target", "thumbv6m-none-eabi", "--timeout", "5"]))
+            .unwrap()
+            .unwrap();
+        assert_eq!(o.boards.len(), 1);
+        assert_eq!(o.boards[0].machine, "microbit");
+        assert_eq!(o.timeout, Duration::from_secs(5));
+        assert!(parse(&args(&["--help"])).unwrap().is_none());
+        for bad in [
+            &["--target", "x86_64"][..],
+            &["--target"],
+            &["--timeout", "0"],
+            &["--timeout", "soon"],
+            &["--frobnicate"],
+        ] {
+            assert!(parse(&args(bad)).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn host_xor_hash_depends_on_the_steps() {
+        // Zero steps hash the initial parameters; one step changes them.
+        assert_ne!(host_xor_fnv1a(0).unwrap(), host_xor_fnv1a(1).unwrap());
+        assert_eq!(host_xor_fnv1a(3).unwrap(), host_xor_fnv1a(3).unwrap());
+    }
+}
