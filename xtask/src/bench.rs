@@ -1173,6 +1173,43 @@ mod tests {
     }
 
     #[test]
+    fn reads_a_criterion_tree_and_skips_stale_results() {
+        let root = std::env::temp_dir().join(format!("xtask-bench-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let write = |rel: &str, median: f64, full_id: Option<&str>| {
+            let dir = root.join(rel).join("new");
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(
+                dir.join("estimates.json"),
+                format!(r#"{{"median":{{"point_estimate":{median}}}}}"#),
+            )
+            .unwrap();
+            if let Some(id) = full_id {
+                std::fs::write(
+                    dir.join("benchmark.json"),
+                    format!(r#"{{"full_id":"{id}"}}"#),
+                )
+                .unwrap();
+            }
+        };
+        write(
+            "dense/reverse_f64/100",
+            1500.0,
+            Some("dense/reverse_f64/100"),
+        );
+        write("moons_step/tape", 3.0e5, None);
+        // criterion's own report folders are not benchmarks
+        write("dense/report", 1.0, None);
+        let all = read_medians(&root, None).unwrap();
+        assert_eq!(all.get("dense/reverse_f64/100"), Some(&1500.0));
+        assert_eq!(all.get("moons_step/tape"), Some(&3.0e5));
+        assert_eq!(all.len(), 2);
+        let future = SystemTime::now() + std::time::Duration::from_secs(3600);
+        assert!(read_medians(&root, Some(future)).unwrap().is_empty());
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
     fn slope_of_a_power_law() {
         let pts: Vec<(f64, f64)> = [16.0, 64.0, 256.0]
             .iter()
