@@ -3,7 +3,9 @@
 
 use core::fmt;
 
-use crate::gradient::{buffer, expect_len, tiered, write_gradient};
+use heapless::Vec;
+
+use crate::gradient::{expect_len, fill, tiered, write_gradient};
 use crate::{
     directional_derivative, gradient_central, gradient_forward, gradient_reverse, DiffError,
     Function, Scalar, TapeView, Var,
@@ -339,7 +341,8 @@ fn gradcheck_tier<const D: usize, S: Scalar, F: Function + ?Sized>(
     modes: Tolerance,
     finite: Tolerance,
 ) -> Result<GradcheckReport, DiffError> {
-    let mut rev = buffer::<D, _, _>(x, |_| S::ZERO)?;
+    let mut rev = Vec::<_, D>::new();
+    fill(&mut rev, x, |_| S::ZERO)?;
     let mut fwd = rev.clone();
     let mut fd = rev.clone();
     let y_rev = gradient_reverse(f, tape, x, &mut rev)?;
@@ -377,7 +380,8 @@ fn twice_and_zero_seed<const D: usize, S: Scalar, F: Function + ?Sized>(
     first: &mut [S],
     second: &mut [S],
 ) -> Result<(bool, bool), DiffError> {
-    let vars = buffer::<D, _, _>(x, |xi| tape.var(xi))?;
+    let mut vars = Vec::<_, D>::new();
+    fill(&mut vars, x, |xi| tape.var(xi))?;
     let y = f.eval(&vars);
     write_gradient(tape, y, &vars, first)?;
     write_gradient(tape, y, &vars, second)?;

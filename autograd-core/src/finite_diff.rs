@@ -1,7 +1,9 @@
 //! Central finite differences: the mode that needs no derivative rules at all, and so the
 //! independent check of the other two.
 
-use crate::gradient::{buffer, expect_len, jacobian_shape, tiered};
+use heapless::Vec;
+
+use crate::gradient::{expect_len, fill, jacobian_shape, tiered};
 use crate::{DiffError, Function, Scalar, VectorFunction};
 
 /// The central-difference step for an input of value `x`: `cbrt(ε) · max(1, |x|)`.
@@ -68,7 +70,8 @@ fn central_tier<const D: usize, S: Scalar, F: Function + ?Sized>(
     x: &[S],
     grad: &mut [S],
 ) -> Result<S, DiffError> {
-    let mut xs = buffer::<D, _, _>(x, |v| v)?;
+    let mut xs = Vec::<_, D>::new();
+    fill(&mut xs, x, |v| v)?;
     for (i, g) in grad.iter_mut().enumerate() {
         let (xp, xm) = steps(x[i]);
         xs[i] = xp;
@@ -128,8 +131,10 @@ fn jacobian_central_tier<const D: usize, S: Scalar, F: VectorFunction + ?Sized>(
     values: &mut [S],
     jac: &mut [S],
 ) -> Result<(), DiffError> {
-    let mut xs = buffer::<D, _, _>(x, |v| v)?;
-    let mut plus = buffer::<D, _, _>(values, |_| S::ZERO)?;
+    let mut xs = Vec::<_, D>::new();
+    fill(&mut xs, x, |v| v)?;
+    let mut plus = Vec::<_, D>::new();
+    fill(&mut plus, values, |_| S::ZERO)?;
     let n = x.len();
     for j in 0..n {
         let (xp, xm) = steps(x[j]);

@@ -1,7 +1,11 @@
 //! Second order: Hessian-vector products and small Hessians.
 
-use crate::gradient::{buffer, expect_len, tiered};
-use crate::{DiffError, Dual, DualVec, Function, Scalar, TapeView, Var};
+use heapless::Vec;
+
+use crate::gradient::{expect_len, fill, tiered};
+use crate::{
+    DiffError, Dual, DualVec, Function, Gradients, Mark, Scalar, TapeError, TapeView, Var,
+};
 
 /// `hv = H(x) v` (the Hessian of `f` times `v`) and `grad = ∇f(x)` by forward over reverse;
 /// returns `f(x)`. Any `Tape<Dual<S>, N>` works; it is rewound to where it was on return.
@@ -53,7 +57,8 @@ fn hvp_tier<const D: usize, S: Scalar, F: Function + ?Sized>(
     hv: &mut [S],
 ) -> Result<S, DiffError> {
     let mut i = 0;
-    let vars = buffer::<D, _, _>(x, |xi| {
+    let mut vars = Vec::<_, D>::new();
+    fill(&mut vars, x, |xi| {
         let var = tape.var(Dual::new(xi, v(i)));
         i += 1;
         var
@@ -66,7 +71,7 @@ fn hvp_tier<const D: usize, S: Scalar, F: Function + ?Sized>(
             .for_each(|o| *o = S::ZERO);
         return Ok(y.value().re);
     }
-    let grads = tape.backward(y)?;
+    let grads = sweep_above_inputs(tape, y, &vars)?;
     for ((var, g), h) in vars.iter().zip(grad.iter_mut()).zip(hv.iter_mut()) {
         let d = grads.wrt(*var);
         *g = d.re;
@@ -185,7 +190,8 @@ fn hessian_forward_tier<const D: usize, S: Scalar, F: Function + ?Sized>(
     hess: &mut [S],
 ) -> Result<S, DiffError> {
     let n = x.len();
-    let mut xs = buffer::<D, _, _>(x, |xi| Dual::constant(Dual::constant(xi)))?;
+    let mut xs = Vec::<_, D>::new();
+    fill(&mut xs, x, |xi| Dual::constant(Dual::constant(xi)))?;
     let mut value = S::ZERO;
     for i in 0..n {
         xs[i].re.eps = S::ONE;
@@ -253,6 +259,18 @@ pub fn hessian_vec<const L: usize, S: Scalar, F: Function + ?Sized>(
 /// One sweep seeding inputs `start .. start + L` in lanes `0 .. L`: writes the gradient and
 /// Hessian columns `start .. start + L`.
 #[inline(never)]
+/// Backward from `y`, sweeping only down to the first input (nothing below it depends on them).
+fn sweep_above_inputs<'t, S: Scalar>(
+    tape: &'t TapeView<S>,
+    y: Var<'_, S>,
+    vars: &[Var<'_, S>],
+) -> Result<Gradients<'t, S>, TapeError> {
+    match vars.first().and_then(|v| v.id()) {
+        Some(first) => tape.backward_above(y, Mark::before(first)),
+        None => tape.backward(y),
+    }
+}
+
 fn hessian_lanes_tier<const D: usize, const L: usize, S: Scalar, F: Function + ?Sized>(
     f: &F,
     tape: &TapeView<DualVec<S, L>>,
@@ -264,7 +282,8 @@ fn hessian_lanes_tier<const D: usize, const L: usize, S: Scalar, F: Function + ?
     let n = x.len();
     let lanes = L.min(n - start);
     let mut i: usize = 0;
-    let vars = buffer::<D, _, _>(x, |xi| {
+    let mut vars = Vec::<_, D>::new();
+    fill(&mut vars, x, |xi| {
         // Lanes past L (and inputs before `start`) are constants in this sweep.
         let seeded = match i.checked_sub(start) {
             Some(k) => DualVec::variable(xi, k),
@@ -278,7 +297,7 @@ fn hessian_lanes_tier<const D: usize, const L: usize, S: Scalar, F: Function + ?
         tape.check()?;
         None
     } else {
-        Some(tape.backward(y)?)
+        Some(sweep_above_inputs(tape, y, &vars)?)
     };
     for (i, var) in vars.iter().enumerate() {
         let d = grads.map_or(DualVec::constant(S::ZERO), |g| g.wrt(*var));

@@ -85,6 +85,10 @@ pub(crate) const MAX_INLINE_EXPONENT: i32 = (1 << (INDEX_BITS - 1)) - 1;
 pub struct Mark(u32);
 
 impl Mark {
+    /// The mark just before node `id`.
+    pub(crate) fn before(id: NodeId) -> Self {
+        Mark(id.0)
+    }
     /// Number of nodes before the mark.
     pub fn len(self) -> usize {
         self.0 as usize
@@ -146,9 +150,10 @@ pub struct Tape<S: Scalar, const N: usize> {
 pub struct TapeView<S: Scalar, B: ?Sized = VecView<Node<S>, u32>> {
     /// The first recording failure; sticky until the tape is rewound.
     error: Cell<Option<TapeError>>,
-    /// Adjoints of nodes at or past this index are known to be zero (fresh nodes start at zero
-    /// and backward only writes up to its root), so the next backward clears only the ones before.
-    dirty: Cell<u32>,
+    /// The range of nodes whose adjoints the last sweep may have written (from its mark up to
+    /// its root); every other adjoint is zero (fresh nodes start at zero), so the next sweep
+    /// clears only this range.
+    dirty: Cell<(u32, u32)>,
     scalar: PhantomData<S>,
     nodes: RefCell<B>,
 }
@@ -163,7 +168,7 @@ impl<S: Scalar, const N: usize> Tape<S, N> {
         Tape {
             inner: TapeView {
                 error: Cell::new(None),
-                dirty: Cell::new(0),
+                dirty: Cell::new((0, 0)),
                 scalar: PhantomData,
                 nodes: RefCell::new(Vec::new()),
             },
@@ -257,7 +262,9 @@ impl<S: Scalar> TapeView<S> {
     /// `&mut self` guarantees no handle to a discarded node survives.
     pub fn rewind(&mut self, mark: Mark) {
         self.nodes.get_mut().truncate(mark.len());
-        self.dirty.set(self.dirty.get().min(mark.0));
+        let (lo, hi) = self.dirty.get();
+        let hi = hi.min(mark.0);
+        self.dirty.set((lo.min(hi), hi));
         self.error.set(None);
     }
 
@@ -330,16 +337,48 @@ impl<S: Scalar> TapeView<S> {
     /// The tape's sticky recording error, if any; [`TapeError::NotRecorded`] if `y` is a constant
     /// or unrecorded; [`TapeError::ForeignVar`] if `y` belongs to another tape.
     pub fn backward(&self, y: Var<'_, S>) -> Result<Gradients<'_, S>, TapeError> {
+        self.sweep(y, 0)
+    }
+
+    /// Like [`backward`](Self::backward), but sweeps only the nodes recorded at or after `mark`:
+    /// gradients with respect to earlier nodes read as 0. Use it when everything you
+    /// differentiate with respect to was recorded after `mark` (inputs recorded on a tape that
+    /// already holds other work): the cost then does not depend on what lies below the mark.
+    ///
+    /// ```
+    /// use autograd_core::Tape;
+    /// let tape = Tape::<f64, 64>::new();
+    /// let other = tape.var(3.0);
+    /// let _unrelated = other.exp().sin();
+    /// let mark = tape.mark();
+    /// let x = tape.var(2.0);
+    /// let y = x * x * other; // depends on `other` too, but only x is asked for
+    /// let g = tape.backward_above(y, mark)?;
+    /// assert_eq!(g.wrt(x), 12.0);
+    /// assert_eq!(g.wrt(other), 0.0); // below the mark: not swept
+    /// # Ok::<(), autograd_core::TapeError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`backward`](Self::backward).
+    pub fn backward_above(&self, y: Var<'_, S>, mark: Mark) -> Result<Gradients<'_, S>, TapeError> {
+        self.sweep(y, mark.len())
+    }
+
+    /// The backward sweep over nodes `lo..=root`; contributions to inputs below `lo` are dropped.
+    fn sweep(&self, y: Var<'_, S>, lo: usize) -> Result<Gradients<'_, S>, TapeError> {
         self.check()?;
         let root = self.index_of(y)? as usize;
         let mut nodes = self.nodes.try_borrow_mut().map_err(|_| TapeError::Busy)?;
         let nodes = nodes.as_mut_slice();
-        let dirty = (self.dirty.replace(root as u32 + 1) as usize).min(nodes.len());
-        for node in &mut nodes[..dirty] {
+        let lo = lo.min(root);
+        let (dirty_lo, dirty_hi) = self.dirty.replace((lo as u32, root as u32 + 1));
+        let dirty_hi = (dirty_hi as usize).min(nodes.len());
+        for node in &mut nodes[(dirty_lo as usize).min(dirty_hi)..dirty_hi] {
             node.grad = S::ZERO;
         }
         nodes[root].grad = S::ONE;
-        for i in (0..=root).rev() {
+        for i in (lo..=root).rev() {
             let node = nodes[i];
             let g = node.grad;
             let op = node.op();
@@ -352,8 +391,10 @@ impl<S: Scalar> TapeView<S> {
             let x = nodes[a].value;
             let y = if arity == 2 { nodes[b].value } else { S::ZERO };
             let (ga, gb) = op::adjoints(op, g, x, y, node.value, node.exponent());
-            nodes[a].grad += ga;
-            if arity == 2 {
+            if a >= lo {
+                nodes[a].grad += ga;
+            }
+            if arity == 2 && b >= lo {
                 nodes[b].grad += gb;
             }
         }
