@@ -23,7 +23,8 @@ fn main() -> Result<(), TapeError> {
     );
 
     let mut dot = String::new();
-    tape.write_dot(&mut dot).expect("writing to a String cannot fail");
+    tape.write_dot(&mut dot)
+        .expect("writing to a String cannot fail");
     println!("\n{dot}");
     Ok(())
 }

@@ -255,8 +255,8 @@ fn backward_above_a_mark_sweeps_only_the_new_nodes() -> Result<(), TapeError> {
     let below = (p * p).sin(); // depends on p, below the mark
     let mark = tape.mark();
     let x = tape.var(2.0);
-    let y = x * x * p + below; // dy/dx = 2xp = 12
-    // A full sweep first: every adjoint below the mark is written.
+    // dy/dx = 2xp = 12. A full sweep first: every adjoint below the mark is written.
+    let y = x * x * p + below;
     let full = tape.backward(y)?;
     assert_eq!(full.wrt(x), 12.0);
     assert_eq!(full.wrt(p), 4.0 + 6.0 * 9f64.cos());
