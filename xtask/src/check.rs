@@ -367,24 +367,41 @@ pub fn gradient_case<S: CheckScalar, F: Function + ?Sized>(
             return outcome;
         }
     };
-    let fd64: Vec<f64> = fd.iter().map(|e| e.value).collect();
-    let (ok, err, i) = compare_fd(
+    judge_fd(
+        &mut outcome,
         &rev64,
         &fd,
-        scaled(Tolerance::finite_differences::<S>(), &fd64),
-    );
-    outcome.fd = Some(err);
-    if !ok {
-        outcome.failure = Some(format!(
+        Tolerance::finite_differences::<S>(),
+        &|i, fd| {
+            format!(
             "{} ({}) at x = {}\n  reverse vs finite differences differ at index {i}\n  reverse = {}\n  central = {}",
             describe(),
             S::NAME,
             point(),
             fmt_vec(&rev64),
-            fmt_vec(&fd64)
-        ));
-    }
+            fmt_vec(fd)
+        )
+        },
+    );
     outcome
+}
+
+/// Compares `actual` with finite-difference estimates under `tolerance` (scaled to the
+/// reference's size), records the worst error in `outcome` and, on failure, the message
+/// `describe(index, reference values)`.
+pub fn judge_fd(
+    outcome: &mut Outcome,
+    actual: &[f64],
+    fd: &[Estimate],
+    tolerance: Tolerance,
+    describe: &dyn Fn(usize, &[f64]) -> String,
+) {
+    let values: Vec<f64> = fd.iter().map(|e| e.value).collect();
+    let (ok, err, i) = compare_fd(actual, fd, scaled(tolerance, &values));
+    outcome.fd = Some(err);
+    if !ok {
+        outcome.failure = Some(describe(i, &values));
+    }
 }
 
 /// A finite-difference estimate of one derivative and the size of its own error.

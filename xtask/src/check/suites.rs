@@ -14,7 +14,7 @@ use autograd_nn::{
 
 use super::expr::{random_expr, Binary, Expr, Rng, Unary};
 use super::{
-    compare, compare_fd, extrapolate, failure, fmt_vec, gradient_case, scaled, step, Case,
+    compare, extrapolate, failure, fmt_vec, gradient_case, judge_fd, scaled, step, Case,
     CheckScalar, Error, Estimate, Options, Outcome, Suite,
 };
 
@@ -898,21 +898,20 @@ fn hessian_case(name: String, e: Arc<Expr>, x: Vec<f64>, v: Vec<f64>) -> Case {
                     }
                 }
             }
-            let values: Vec<f64> = fd.iter().map(|e| e.value).collect();
-            let (ok, err, i) = compare_fd(
+            judge_fd(
+                &mut outcome,
                 &h,
                 &fd,
-                scaled(Tolerance::finite_differences::<f64>(), &values),
-            );
-            outcome.fd = Some(err);
-            if !ok {
-                outcome.failure = Some(format!(
+                Tolerance::finite_differences::<f64>(),
+                &|i, fd| {
+                    format!(
                     "{}\n  Hessian vs differences of gradients differ at entry {i}\n  H  = {}\n  fd = {}",
                     describe(),
                     fmt_vec(&h),
-                    fmt_vec(&values)
-                ));
-            }
+                    fmt_vec(fd)
+                )
+                },
+            );
             outcome
         }),
     }
