@@ -637,8 +637,8 @@ impl<S: Scalar> Reference<S> {
         } else {
             f64::from_bits(1)
         };
-        if abs_adj.iter().any(|&a| !(a <= limit))
-            || abs_tan[..n].iter().flatten().any(|&a| !(a <= limit))
+        let within = |a: f64| a <= limit; // false for NaN
+        if !abs_adj.iter().all(|&a| within(a)) || !abs_tan[..n].iter().flatten().all(|&a| within(a))
         {
             return None;
         }
