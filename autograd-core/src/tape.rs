@@ -337,7 +337,7 @@ impl<S: Scalar> TapeView<S> {
     /// The tape's sticky recording error, if any; [`TapeError::NotRecorded`] if `y` is a constant
     /// or unrecorded; [`TapeError::ForeignVar`] if `y` belongs to another tape.
     pub fn backward(&self, y: Var<'_, S>) -> Result<Gradients<'_, S>, TapeError> {
-        self.sweep(y, 0)
+        self.sweep::<false>(y, 0)
     }
 
     /// Like [`backward`](Self::backward), but sweeps only the nodes recorded at or after `mark`:
@@ -362,23 +362,30 @@ impl<S: Scalar> TapeView<S> {
     /// # Errors
     /// As [`backward`](Self::backward).
     pub fn backward_above(&self, y: Var<'_, S>, mark: Mark) -> Result<Gradients<'_, S>, TapeError> {
-        self.sweep(y, mark.len())
+        self.sweep::<true>(y, mark.len())
     }
 
     /// The backward sweep over nodes `lo..=root`; contributions to inputs below `lo` are dropped.
-    fn sweep(&self, y: Var<'_, S>, lo: usize) -> Result<Gradients<'_, S>, TapeError> {
+    /// `ABOVE = false` (a full sweep, `lo = 0`) compiles the bound tests away: they cost 28 % of
+    /// backward's instructions per node (callgrind).
+    fn sweep<const ABOVE: bool>(
+        &self,
+        y: Var<'_, S>,
+        lo: usize,
+    ) -> Result<Gradients<'_, S>, TapeError> {
         self.check()?;
         let root = self.index_of(y)? as usize;
         let mut nodes = self.nodes.try_borrow_mut().map_err(|_| TapeError::Busy)?;
         let nodes = nodes.as_mut_slice();
-        let lo = lo.min(root);
+        let lo = if ABOVE { lo.min(root) } else { 0 };
         let (dirty_lo, dirty_hi) = self.dirty.replace((lo as u32, root as u32 + 1));
         let dirty_hi = (dirty_hi as usize).min(nodes.len());
         for node in &mut nodes[(dirty_lo as usize).min(dirty_hi)..dirty_hi] {
             node.grad = S::ZERO;
         }
         nodes[root].grad = S::ONE;
-        for i in (lo..=root).rev() {
+        // `lo..root + 1` rather than `lo..=root`: an inclusive range costs a test per step.
+        for i in (lo..root + 1).rev() {
             let node = nodes[i];
             let g = node.grad;
             let op = node.op();
@@ -391,10 +398,10 @@ impl<S: Scalar> TapeView<S> {
             let x = nodes[a].value;
             let y = if arity == 2 { nodes[b].value } else { S::ZERO };
             let (ga, gb) = op::adjoints(op, g, x, y, node.value, node.exponent());
-            if a >= lo {
+            if !ABOVE || a >= lo {
                 nodes[a].grad += ga;
             }
-            if arity == 2 && b >= lo {
+            if arity == 2 && (!ABOVE || b >= lo) {
                 nodes[b].grad += gb;
             }
         }
