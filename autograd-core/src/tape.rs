@@ -125,11 +125,12 @@ impl NodeId {
 ///
 /// # Placement
 /// A tape is `N * size_of::<Node<S>>()` bytes (16 per node for `f32`, 24 for `f64`) plus a few
-/// words. Small tapes live on the stack. Large ones must not: on a microcontroller put it in a
-/// `static` (e.g. `cortex_m::singleton!` or `static_cell`); on a host, box it from a thread whose
-/// stack can hold it while it is built, or build it in a `static` with `std::sync::LazyLock`
-/// guarded by a `Mutex` per thread. Tests here build a 1,000,000-node tape in a `Box` on a thread
-/// with a large stack.
+/// words. Small tapes live on the stack. Large ones must not: on a microcontroller put the tape
+/// in a `static` (`cortex_m::singleton!`, `static_cell`), which lands in `.bss` and is never
+/// copied. On a host, `Box` it; since `Box::new(Tape::new())` may build the value on the stack
+/// before moving it (it does in debug builds), do that on a thread whose stack can hold it
+/// (`autograd_nn::boxed_tape` does exactly this). The tests build a 1,000,001-node `f64` tape
+/// (24 MB) that way.
 ///
 /// ```
 /// use autograd_core::Tape;

@@ -76,9 +76,11 @@ extern crate std;
 
 /// A large tape on the heap (`std` feature), built on a helper thread whose stack can hold it
 /// (unoptimised builds move a value through several stack slots; untouched stack pages cost no
-/// memory), so
-/// that the caller's stack (2 MiB on a test thread, less on many others) never holds the tape
-/// even for a moment. A tape is `N * 24` bytes in `f64`.
+/// memory), so that the caller's stack (2 MiB on a test thread, less on many others) never holds
+/// the tape even for a moment. A tape is `N * 24` bytes in `f64`.
+///
+/// # Panics
+/// If the operating system cannot start the helper thread (out of memory or threads).
 ///
 /// ```
 /// let tape = autograd_nn::boxed_tape::<f64, 200_000>(); // 4.8 MB
