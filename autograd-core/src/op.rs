@@ -279,6 +279,11 @@ fn cold_partials<S: Scalar>(op: Op, x: S, y: S, z: S, n: i32) -> (S, S) {
             };
             (dx, dy)
         }
+        // A negative base has a real power only for an integer exponent: take c x^(c-1) as
+        // c z / x, whose sign comes from the value z. `powi` exponents too large for a node are
+        // recorded here with `c` rounded (in f32, 2^27 + 1 becomes 2^27): `x.pow(c - 1)` would
+        // then take the sign from the rounded parity, `z` keeps the true one.
+        Op::Powf if x < S::ZERO => (y * z / x, S::ZERO),
         Op::Powf => (power_derivative(x, y), S::ZERO),
         Op::Max => {
             if x > y {

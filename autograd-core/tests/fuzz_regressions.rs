@@ -93,3 +93,23 @@ fn zero_over_a_subnormal_has_a_zero_forward_derivative() {
     let y = 0.0 / xv;
     assert_eq!(tape.backward(y).unwrap().wrt(xv), 0.0);
 }
+
+/// Follow-up of the huge-exponent finding: the *derivative* of `x.powi(n)` for `|n| >= 2^27`
+/// (recorded as `powf` with `n` rounded to the scalar) must keep the sign of `n x^(n-1)`. At
+/// `x = -1` and the even `n = 2^27 + 2`, the derivative is `n (-1)^(n-1) = -n`; but in `f32`
+/// every number from 2^24 up is even, so `x.pow(c - 1)` with the rounded `c` gave `+1` and the
+/// derivative the wrong sign.
+#[test]
+fn powi_with_a_huge_exponent_keeps_the_derivatives_sign_in_f32() {
+    for n in [(1 << 27) + 2, (1 << 27) + 1, -(1 << 28)] {
+        let tape = Tape::<f32, 8>::new();
+        let x = tape.var(-1.0);
+        let y = x.powi(n);
+        let sign = if n % 2 == 0 { 1.0 } else { -1.0 };
+        assert_eq!(y.value(), sign, "n = {n}");
+        let d = tape.backward(y).unwrap().wrt(x);
+        // n (-1)^(n-1) = -n (-1)^n
+        assert_eq!(d, -(n as f32) * sign, "n = {n}");
+        assert_eq!(d, Dual::variable(-1.0_f32).powi(n).eps, "n = {n}");
+    }
+}
