@@ -915,19 +915,19 @@ impl<'a> Report<'a> {
             s,
             "  \"machine\": {{\"cpus\": {}, \"cpu_model\": {}, \"rustc\": {}, \"run\": {}}},",
             machine.cpus,
-            json_str(&machine.cpu_model),
-            json_str(&machine.rustc),
-            json_str(&machine.run)
+            crate::json::string(&machine.cpu_model),
+            crate::json::string(&machine.rustc),
+            crate::json::string(&machine.run)
         );
         let map = |s: &mut String, name: &str, m: &BTreeMap<String, f64>, last: bool| {
-            let _ = writeln!(s, "  {}: {{", json_str(name));
+            let _ = writeln!(s, "  {}: {{", crate::json::string(name));
             let n = m.len();
             for (i, (k, v)) in m.iter().enumerate() {
                 let _ = writeln!(
                     s,
                     "    {}: {}{}",
-                    json_str(k),
-                    json_num(*v),
+                    crate::json::string(k),
+                    crate::json::number(*v),
                     if i + 1 < n { "," } else { "" }
                 );
             }
@@ -941,39 +941,15 @@ impl<'a> Report<'a> {
             let _ = writeln!(
                 s,
                 "    {{\"name\": {}, \"goal\": {}, \"measured\": {}, \"met\": {}}}{}",
-                json_str(t.name),
-                json_str(&t.goal),
-                json_str(&t.measured),
+                crate::json::string(t.name),
+                crate::json::string(&t.goal),
+                crate::json::string(&t.measured),
                 t.met.map_or("null".to_string(), |b| b.to_string()),
                 if i + 1 < self.targets.len() { "," } else { "" }
             );
         }
         s.push_str("  ]\n}\n");
         s
-    }
-}
-
-fn json_str(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
-fn json_num(x: f64) -> String {
-    if x.is_finite() {
-        format!("{x}")
-    } else {
-        "null".into()
     }
 }
 

@@ -754,37 +754,12 @@ fn print_table(summaries: &[(Suite, Summary)]) {
     println!();
 }
 
-fn json_str(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
-fn json_num(x: f64) -> String {
-    if x.is_finite() {
-        format!("{x:e}")
-    } else {
-        "null".into()
-    }
-}
-
 fn json_worst(w: &Worst) -> String {
     let one = |v: &Option<(f64, String)>| match v {
         Some((x, name)) => format!(
             "{{\"value\": {}, \"case\": {}}}",
-            json_num(*x),
-            json_str(name)
+            crate::json::number(*x),
+            crate::json::string(name)
         ),
         None => "null".into(),
     };
@@ -794,7 +769,7 @@ fn json_worst(w: &Worst) -> String {
 fn json_skips(list: &[(Skip, usize)]) -> String {
     let items: Vec<String> = list
         .iter()
-        .map(|(k, n)| format!("{}: {n}", json_str(k.name())))
+        .map(|(k, n)| format!("{}: {n}", crate::json::string(k.name())))
         .collect();
     format!("{{{}}}", items.join(", "))
 }
@@ -814,7 +789,7 @@ fn to_json(
             format!(
                 "    {{\"suite\": {}, \"cases\": {}, \"passed\": {}, \"failed\": {}, \"skipped\": {}, \
                  \"skips\": {}, \"fd_skips\": {}, \"worst_exact\": {}, \"worst_fd\": {}}}",
-                json_str(suite.name()),
+                crate::json::string(suite.name()),
                 s.cases,
                 s.passed,
                 s.failed,
@@ -833,9 +808,9 @@ fn to_json(
         o.seed,
         o.quick,
         o.threads,
-        json_num(wall.as_secs_f64()),
-        sequential.map_or("null".into(), |t| json_num(t.as_secs_f64())),
-        sequential.map_or("null".into(), |t| json_num(
+        crate::json::number(wall.as_secs_f64()),
+        sequential.map_or("null".into(), |t| crate::json::number(t.as_secs_f64())),
+        sequential.map_or("null".into(), |t| crate::json::number(
             t.as_secs_f64() / wall.as_secs_f64().max(1e-9)
         )),
         suites.join(",\n")

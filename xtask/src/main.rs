@@ -10,6 +10,7 @@ mod bench;
 mod check;
 mod firmware;
 mod fuzz;
+mod json;
 
 const HELP: &str = "\
 cargo xtask <task> [options]
