@@ -298,30 +298,8 @@ fn saturating_functions_have_finite_derivatives_in_every_mode() {
     }
 }
 
-/// Rosenbrock written once: sum 100 (x_{i+1} - x_i^2)^2 + (1 - x_i)^2.
-fn rosenbrock<T: Number>(x: &[T]) -> T {
-    let mut s = T::zero();
-    for w in x.windows(2) {
-        s = s + T::from_f64(100.0) * (w[1] - w[0].powi(2)).powi(2) + (T::one() - w[0]).powi(2);
-    }
-    s
-}
-struct Rosenbrock;
-impl Function for Rosenbrock {
-    fn eval<T: Number>(&self, x: &[T]) -> T {
-        rosenbrock(x)
-    }
-}
-
-fn rosenbrock_gradient(x: &[f64], g: &mut [f64]) {
-    let n = x.len();
-    g.iter_mut().for_each(|v| *v = 0.0);
-    for i in 0..n - 1 {
-        let t = x[i + 1] - x[i] * x[i];
-        g[i] += -400.0 * x[i] * t - 2.0 * (1.0 - x[i]);
-        g[i + 1] += 200.0 * t;
-    }
-}
+mod common;
+use common::{rosenbrock, rosenbrock_gradient, Rosenbrock};
 
 /// The minimum (gradient 0), the classic start, the benchmark point and a scattered point;
 /// entries past `n` are 0.
