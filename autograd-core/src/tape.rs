@@ -448,7 +448,8 @@ impl<S: Scalar> TapeView<S> {
     #[inline(always)]
     pub(crate) fn push(&self, value: S, op: Op, a: u32, b: u32) -> u32 {
         // An unrecorded input makes the result unrecorded; the tape already holds the reason.
-        if (a | b) > INDEX_MASK && op.arity() > 0 {
+        // (Leaves and constants pass 0 for both inputs, so they never take this branch.)
+        if (a | b) > INDEX_MASK {
             return POISON;
         }
         let Ok(mut nodes) = self.nodes.try_borrow_mut() else {
