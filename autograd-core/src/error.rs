@@ -13,35 +13,36 @@ use core::fmt;
 /// use autograd_core::{Tape, TapeError};
 ///
 /// let tape = Tape::<f64, 2>::new();
-/// let x = tape.var(3.0);
-/// let y = x * x * x; // needs 2 more nodes, only 1 is left
-/// assert_eq!(y.value(), 27.0); // values stay right
-/// let err = tape.backward(y).unwrap_err();
+/// let (x, y) = (tape.var(3.0), tape.var(2.0));
+/// let z = tape.var(1.0); // a third leaf does not fit
+/// let w = x * y * z;
+/// assert_eq!(w.value(), 6.0); // values stay right
+/// let err = tape.backward(w).unwrap_err();
 /// assert_eq!(err, TapeError::CapacityExceeded { capacity: 2 });
-/// assert_eq!(err.to_string(), "tape capacity of 2 nodes exceeded; build a larger `Tape` or rewind it");
+/// assert_eq!(err.to_string(), "tape capacity of 2 slots exceeded; build a larger `Tape` or rewind it");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum TapeError {
-    /// More nodes were recorded than the tape holds.
+    /// More slots were needed than the tape holds.
     CapacityExceeded {
-        /// The tape's capacity in nodes.
+        /// The tape's capacity in slots.
         capacity: usize,
     },
     /// A `Var` recorded on one tape was combined with, or looked up on, another tape.
     ForeignVar,
-    /// The value has no node on this tape: a constant, or a result whose recording failed.
+    /// The value has no statement on this tape: a constant, or a result whose recording failed.
     NotRecorded,
-    /// [`TapeView::set_value`](crate::TapeView::set_value) on a node that is not a leaf.
+    /// [`TapeView::set_value`](crate::TapeView::set_value) on a statement that is not a leaf.
     NotALeaf {
-        /// Index of the node.
+        /// Index of the statement.
         index: usize,
     },
-    /// A node index at or past the end of the tape.
+    /// An index that is not a statement of the tape (past its end, or an operand slot).
     UnknownNode {
         /// The index asked for.
         index: usize,
-        /// Number of nodes on the tape.
+        /// Number of slots on the tape.
         len: usize,
     },
     /// Two slices that must have the same length do not.
@@ -61,17 +62,17 @@ impl fmt::Display for TapeError {
         match *self {
             TapeError::CapacityExceeded { capacity } => write!(
                 f,
-                "tape capacity of {capacity} nodes exceeded; build a larger `Tape` or rewind it"
+                "tape capacity of {capacity} slots exceeded; build a larger `Tape` or rewind it"
             ),
             TapeError::ForeignVar => f.write_str("a value recorded on another tape was used"),
             TapeError::NotRecorded => {
                 f.write_str("the value is not recorded on the tape (a constant or a failed result)")
             }
             TapeError::NotALeaf { index } => {
-                write!(f, "node {index} is not a leaf; only leaves can be set")
+                write!(f, "statement {index} is not a leaf; only leaves can be set")
             }
             TapeError::UnknownNode { index, len } => {
-                write!(f, "node {index} does not exist; the tape holds {len} nodes")
+                write!(f, "slot {index} is not a statement of the tape ({len} slots in use)")
             }
             TapeError::LengthMismatch { left, right } => {
                 write!(f, "slices of different lengths ({left} and {right})")

@@ -84,7 +84,7 @@ pub use hessian::{hessian, hessian_forward, hessian_vec, hessian_vector_product}
 pub use number::Number;
 pub use op::Op;
 pub use scalar::Scalar;
-pub use tape::{Gradients, Mark, Node, NodeId, Tape, TapeView, MAX_CAPACITY};
+pub use tape::{Gradients, Mark, Node, NodeId, Slot, Tape, TapeView, MAX_CAPACITY};
 pub use var::Var;
 
 /// The README's Rust examples, compiled and run as doctests so the README stays true.

@@ -90,4 +90,35 @@ pub trait Number:
     fn square(self) -> Self {
         self * self
     }
+    /// `x * c` for a constant `c`: on a tape the constant is folded into a partial derivative;
+    /// a dual number scales its parts without a full product.
+    #[inline]
+    fn mul_f64(self, c: f64) -> Self {
+        self * Self::from_f64(c)
+    }
+    /// `x + c` for a constant `c`.
+    #[inline]
+    fn add_f64(self, c: f64) -> Self {
+        self + Self::from_f64(c)
+    }
+    /// `c - x` for a constant `c`.
+    #[inline]
+    fn rsub_f64(self, c: f64) -> Self {
+        Self::from_f64(c) - self
+    }
+    /// `x * a + b` (one statement on a tape).
+    #[inline]
+    fn mul_add(self, a: Self, b: Self) -> Self {
+        self * a + b
+    }
+    /// `xs[0] + xs[1] + ...` (0 for an empty slice; one statement on a tape).
+    #[inline]
+    fn sum(xs: &[Self]) -> Self {
+        xs.iter().fold(Self::zero(), |s, x| s + *x)
+    }
+    /// `a[0] b[0] + a[1] b[1] + ...` over the shorter length (one statement on a tape).
+    #[inline]
+    fn dot(a: &[Self], b: &[Self]) -> Self {
+        a.iter().zip(b).fold(Self::zero(), |s, (x, y)| s + *x * *y)
+    }
 }

@@ -1,180 +1,168 @@
-//! The operations a tape records, each with its forward rule and, beside it, its local derivative.
+//! The table of operations: each operation's forward rule and, beside it, its local derivative,
+//! written once. Everything else is generated from this table: the [`Op`] enum and its names,
+//! the `Var` methods of the one-input operations, and [`Op::ALL`], which the harnesses
+//! (`xtask check`, `fuzz/`, `firmware/`, the tests) match on exhaustively, so an operation added
+//! here and forgotten there fails to compile.
 //!
-//! A node stores only its output value, its operation and the indices of its inputs; backward
-//! recomputes the local derivatives from those values. That keeps a node at 16 bytes in `f32`
-//! (24 in `f64`) instead of also storing two partial derivatives.
+//! The tape stores local derivatives, not operations (Jacobian taping): a rule runs once, while
+//! recording, and the backward sweep only multiplies and adds. The dual numbers keep their own
+//! rules (`dual.rs`), written independently, so that the modes check one another.
 
 use crate::{math, Scalar};
 
-/// An operation recorded on the tape.
-///
-/// Operations that take a constant (`x * 2.0`, `powf`, `leaky_relu`) store it in a constant node
-/// that is their second input; `powi` stores its exponent in the node itself.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-#[repr(u8)]
-pub enum Op {
-    /// An independent variable (an input or a parameter).
-    Leaf = 0,
-    /// A constant operand of another node; it never depends on anything.
-    Const,
-    /// `x + y`
-    Add,
-    /// `x - y`
-    Sub,
-    /// `x * y`
-    Mul,
-    /// `x / y`
-    Div,
-    /// `x ^ y`, both differentiable.
-    Pow,
-    /// `x ^ c` for a constant `c` (the second input is a constant node).
-    Powf,
-    /// `max(x, y)`
-    Max,
-    /// `min(x, y)`
-    Min,
-    /// Leaky ReLU with the slope in a constant second input.
-    LeakyRelu,
-    /// `-x`
-    Neg,
-    /// `x + c` for a constant `c` that the derivative does not need.
-    Offset,
-    /// `c - x` for a constant `c`.
-    NegOffset,
-    /// `x ^ n` for an integer `n` stored in the node.
-    Powi,
-    /// `e^x`
-    Exp,
-    /// `ln x`
-    Ln,
-    /// `sqrt x`
-    Sqrt,
-    /// `sin x`
-    Sin,
-    /// `cos x`
-    Cos,
-    /// `tan x`
-    Tan,
-    /// `tanh x`
-    Tanh,
-    /// `1 / (1 + e^-x)`
-    Sigmoid,
-    /// `max(x, 0)`
-    Relu,
-    /// `|x|`
-    Abs,
-    /// `ln(1 + e^x)`
-    Softplus,
+/// Declares the table. Each one-input row is
+/// `Variant "name" fn method(x [, parameter: Type]) = value, derivative;`
+/// where `derivative` may use `x`, the parameter and the output `y`.
+macro_rules! operations {
+    (
+        special { $( $(#[$sdoc:meta])* $S:ident $sname:literal; )* }
+        binary { $( $(#[$bdoc:meta])* $B:ident $bname:literal; )* }
+        unary { $(
+            $(#[$udoc:meta])*
+            $U:ident $uname:literal $vis:vis fn $method:ident($x:ident $(, $p:ident: $P:ty)?)
+                = $value:expr, |$y:ident| $deriv:expr;
+        )* }
+    ) => {
+        /// An operation, as recorded on a tape (the label of a statement) and as listed by the
+        /// harnesses that check every operation.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[repr(u8)]
+        pub enum Op {
+            $( $(#[$sdoc])* $S, )*
+            $( $(#[$bdoc])* $B, )*
+            $( $(#[$udoc])* $U, )*
+        }
+
+        impl Op {
+            /// Every operation, in declaration order.
+            pub const ALL: &'static [Op] = &[$(Op::$S,)* $(Op::$B,)* $(Op::$U,)*];
+
+            /// Short name used in graph exports and error messages.
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $( Op::$S => $sname, )*
+                    $( Op::$B => $bname, )*
+                    $( Op::$U => $uname, )*
+                }
+            }
+
+            /// The operation with code `code` (as stored on the tape); `Leaf` for an unknown code.
+            pub(crate) const fn from_code(code: u8) -> Op {
+                let mut i = 0;
+                while i < Op::ALL.len() {
+                    if Op::ALL[i] as u8 == code {
+                        return Op::ALL[i];
+                    }
+                    i += 1;
+                }
+                Op::Leaf
+            }
+        }
+
+        impl<'t, S: Scalar> crate::Var<'t, S> {
+            $(
+                $(#[$udoc])*
+                #[inline]
+                $vis fn $method(self $(, $p: $P)?) -> Self {
+                    let $x = self.value();
+                    let $y: S = $value;
+                    let d: S = $deriv;
+                    self.chain(Op::$U, $y, d)
+                }
+            )*
+        }
+    };
 }
 
-/// Every operation, in discriminant order (the tests check `from_bits` against it).
-#[cfg(test)]
-const ALL: [Op; 26] = [
-    Op::Leaf,
-    Op::Const,
-    Op::Add,
-    Op::Sub,
-    Op::Mul,
-    Op::Div,
-    Op::Pow,
-    Op::Powf,
-    Op::Max,
-    Op::Min,
-    Op::LeakyRelu,
-    Op::Neg,
-    Op::Offset,
-    Op::NegOffset,
-    Op::Powi,
-    Op::Exp,
-    Op::Ln,
-    Op::Sqrt,
-    Op::Sin,
-    Op::Cos,
-    Op::Tan,
-    Op::Tanh,
-    Op::Sigmoid,
-    Op::Relu,
-    Op::Abs,
-    Op::Softplus,
-];
+operations! {
+    special {
+        /// An independent variable (an input or a parameter).
+        Leaf "leaf";
+        /// `a_1 + a_2 + ...`, one statement for a whole slice.
+        Sum "sum";
+        /// `a_1 b_1 + a_2 b_2 + ...`, one statement for a whole dot product.
+        Dot "dot";
+        /// `a b + c`, one statement.
+        MulAdd "mul_add";
+    }
+    binary {
+        /// `x + y`
+        Add "+";
+        /// `x - y`
+        Sub "-";
+        /// `x * y`
+        Mul "*";
+        /// `x / y`
+        Div "/";
+        /// `x ^ y`, both differentiable.
+        Pow "pow";
+        /// `max(x, y)`; equal arguments split the gradient 0.5/0.5.
+        Max "max";
+        /// `min(x, y)`; equal arguments split the gradient 0.5/0.5.
+        Min "min";
+    }
+    unary {
+        /// `-x`
+        Neg "neg" pub(crate) fn negate(x) = -x, |y| -S::ONE;
+        /// `c x` for a constant `c` (folded into the operand's partials: it never costs a slot).
+        Scale "*c" pub fn scale(x, c: S) = x * c, |y| c;
+        /// `x + c` for a constant `c` (folded: it never costs a slot).
+        Shift "+c" pub fn shift(x, c: S) = x + c, |y| S::ONE;
+        /// `x^2`
+        Square "square" pub fn square(x) = x * x, |y| x + x;
+        /// `x^n` for an integer `n`; `n x^(n-1)`, with `n = 0` the constant 1 (no `0 * inf`).
+        Powi "powi" pub fn powi(x, n: i32) = x.powi(n), |y| match (n, n.checked_sub(1)) {
+            (0, _) => S::ZERO,
+            (1, _) => S::ONE,
+            (_, Some(m)) => S::from_f64(n as f64) * x.powi(m),
+            (_, None) => S::from_f64(n as f64) * y / x,
+        };
+        /// `x^c` for a constant `c`; derivative `c x^(c-1)` (0 for `c = 0`), at a negative base
+        /// `c y / x` so its sign comes from the value.
+        Powf "powf" pub fn powf(x, c: S) = x.pow(c), |y| powf_derivative(x, c, y);
+        /// `e^x`
+        Exp "exp" pub fn exp(x) = x.exp(), |y| y;
+        /// Natural logarithm.
+        Ln "ln" pub fn ln(x) = x.ln(), |y| S::ONE / x;
+        /// Square root.
+        Sqrt "sqrt" pub fn sqrt(x) = x.sqrt(), |y| S::from_f64(0.5) / y;
+        /// Sine.
+        Sin "sin" pub fn sin(x) = x.sin(), |y| x.cos();
+        /// Cosine.
+        Cos "cos" pub fn cos(x) = x.cos(), |y| -x.sin();
+        /// Tangent.
+        Tan "tan" pub fn tan(x) = x.tan(), |y| S::ONE + y * y;
+        /// Hyperbolic tangent (derivative `1 - tanh^2`, exactly 0 where `tanh` saturates).
+        Tanh "tanh" pub fn tanh(x) = x.tanh(), |y| S::ONE - y * y;
+        /// Logistic sigmoid (derivative `s (1 - s)` from the output: 0, not NaN, where it saturates).
+        Sigmoid "sigmoid" pub fn sigmoid(x) = math::sigmoid(x), |y| y * (S::ONE - y);
+        /// `max(x, 0)`; derivative 0 at 0.
+        Relu "relu" pub fn relu(x) = math::relu(x), |y| if x > S::ZERO { S::ONE } else { S::ZERO };
+        /// Leaky ReLU: `x` if positive, else `slope x`; derivative `slope` at 0.
+        LeakyRelu "leaky_relu" pub fn leaky_relu(x, slope: S) = math::leaky_relu(x, slope),
+            |y| if x > S::ZERO { S::ONE } else { slope };
+        /// `|x|`; derivative 0 at 0.
+        Abs "abs" pub fn abs(x) = x.abs(), |y| if x > S::ZERO {
+            S::ONE
+        } else if x < S::ZERO {
+            -S::ONE
+        } else {
+            S::ZERO
+        };
+        /// `ln(1 + e^x)`, stable for large `|x|`; derivative `sigmoid(x)`.
+        Softplus "softplus" pub fn softplus(x) = math::softplus(x), |y| math::sigmoid(x);
+    }
+}
 
 impl Op {
-    /// Number of inputs: 0 for leaves and constants, 2 for `Add` through `LeakyRelu`, else 1.
-    #[inline(always)]
+    /// Number of operands of the operation as a user writes it: 0 for leaves, 2 for the binary
+    /// operations and `mul_add`'s products, 1 for the others (`sum` and `dot` take slices).
     pub const fn arity(self) -> usize {
-        match self as u8 {
-            0..=1 => 0,
-            2..=10 => 2,
-            _ => 1,
-        }
-    }
-
-    #[inline(always)]
-    pub(crate) fn from_bits(bits: u32) -> Op {
-        // A literal match, not an index into `ALL`: it saves the table load and its bounds check
-        // (6.7 % of backward's instructions per node, measured with callgrind). Bits always come
-        // from `self as u8`, so the last arm is unreachable; it is not a panic.
-        match bits {
-            0 => Op::Leaf,
-            1 => Op::Const,
-            2 => Op::Add,
-            3 => Op::Sub,
-            4 => Op::Mul,
-            5 => Op::Div,
-            6 => Op::Pow,
-            7 => Op::Powf,
-            8 => Op::Max,
-            9 => Op::Min,
-            10 => Op::LeakyRelu,
-            11 => Op::Neg,
-            12 => Op::Offset,
-            13 => Op::NegOffset,
-            14 => Op::Powi,
-            15 => Op::Exp,
-            16 => Op::Ln,
-            17 => Op::Sqrt,
-            18 => Op::Sin,
-            19 => Op::Cos,
-            20 => Op::Tan,
-            21 => Op::Tanh,
-            22 => Op::Sigmoid,
-            23 => Op::Relu,
-            24 => Op::Abs,
-            25 => Op::Softplus,
-            _ => Op::Const,
-        }
-    }
-
-    /// Short name used in graph exports and error messages.
-    pub const fn name(self) -> &'static str {
         match self {
-            Op::Leaf => "leaf",
-            Op::Const => "const",
-            Op::Add => "+",
-            Op::Sub => "-",
-            Op::Mul => "*",
-            Op::Div => "/",
-            Op::Pow => "pow",
-            Op::Powf => "powf",
-            Op::Max => "max",
-            Op::Min => "min",
-            Op::LeakyRelu => "leaky_relu",
-            Op::Neg => "neg",
-            Op::Offset => "+c",
-            Op::NegOffset => "c-",
-            Op::Powi => "powi",
-            Op::Exp => "exp",
-            Op::Ln => "ln",
-            Op::Sqrt => "sqrt",
-            Op::Sin => "sin",
-            Op::Cos => "cos",
-            Op::Tan => "tan",
-            Op::Tanh => "tanh",
-            Op::Sigmoid => "sigmoid",
-            Op::Relu => "relu",
-            Op::Abs => "abs",
-            Op::Softplus => "softplus",
+            Op::Leaf => 0,
+            Op::Add | Op::Sub | Op::Mul | Op::Div | Op::Pow | Op::Max | Op::Min => 2,
+            Op::MulAdd => 3,
+            _ => 1,
         }
     }
 }
@@ -185,172 +173,47 @@ impl core::fmt::Display for Op {
     }
 }
 
-/// Forward and derivative rules of the one-input operations, side by side.
-///
-/// `x` is the input, `c` the constant of `Offset`/`NegOffset` (forward only), `n` the exponent of
-/// `Powi`, `y` the output value.
+/// Forward rule and partial derivatives `(z, dz/dx, dz/dy)` of the two-input operations.
 #[inline(always)]
-pub(crate) fn unary_forward<S: Scalar>(op: Op, x: S, c: S, n: i32) -> S {
-    match op {
-        Op::Neg => -x,
-        Op::Offset => x + c,
-        Op::NegOffset => c - x,
-        Op::Powi => x.powi(n),
-        Op::Exp => x.exp(),
-        Op::Ln => x.ln(),
-        Op::Sqrt => x.sqrt(),
-        Op::Sin => x.sin(),
-        Op::Cos => x.cos(),
-        Op::Tan => x.tan(),
-        Op::Tanh => x.tanh(),
-        Op::Sigmoid => math::sigmoid(x),
-        Op::Relu => math::relu(x),
-        Op::Abs => x.abs(),
-        Op::Softplus => math::softplus(x),
-        _ => x,
-    }
-}
-
-/// Forward rules of the two-input operations.
-#[inline(always)]
-pub(crate) fn binary_forward<S: Scalar>(op: Op, x: S, y: S) -> S {
-    match op {
-        Op::Add => x + y,
-        Op::Sub => x - y,
-        Op::Mul => x * y,
-        Op::Div => x / y,
-        Op::Pow | Op::Powf => x.pow(y),
-        Op::Max => math::max(x, y),
-        Op::Min => math::min(x, y),
-        Op::LeakyRelu => math::leaky_relu(x, y),
-        _ => x,
-    }
-}
-
-/// The contributions `(g * dz/dx, g * dz/dy)` of a node `z = op(x, y)` with adjoint `g` to its
-/// inputs' adjoints: the derivative rule of every operation, in the order of the forward rules
-/// above. `y` is unused by one-input operations, `n` is the `powi` exponent. Constant second
-/// inputs get 0.
-///
-/// The operations that dominate typical tapes are written inline, without multiplying by 1, so
-/// the backward loop stays small enough to keep the adjoint chain in registers; the others are
-/// in [`cold_partials`].
-#[inline(always)]
-pub(crate) fn adjoints<S: Scalar>(op: Op, g: S, x: S, y: S, z: S, n: i32) -> (S, S) {
-    match op {
-        Op::Add => (g, g),
-        Op::Sub => (g, -g),
-        Op::Mul => (g * y, g * x),
-        Op::Offset => (g, S::ZERO),
-        Op::Neg | Op::NegOffset => (-g, S::ZERO),
-        Op::Exp => (g * z, S::ZERO),
-        // 1 - tanh^2 and s(1 - s) from the output: finite (0) where the function saturates.
-        Op::Tanh => (g * (S::ONE - z * z), S::ZERO),
-        Op::Sigmoid => (g * (z * (S::ONE - z)), S::ZERO),
-        Op::Relu => (if x > S::ZERO { g } else { S::ZERO }, S::ZERO),
-        _ => {
-            let (dx, dy) = cold_partials(op, x, y, z, n);
-            (g * dx, g * dy)
-        }
-    }
-}
-
-/// `(dz/dx, dz/dy)` of a node (see [`adjoints`], which handles the common operations itself).
-pub(crate) fn partials<S: Scalar>(op: Op, x: S, y: S, z: S, n: i32) -> (S, S) {
-    adjoints(op, S::ONE, x, y, z, n)
-}
-
-/// Derivative rules of the less common operations, out of line.
-#[inline(never)]
-fn cold_partials<S: Scalar>(op: Op, x: S, y: S, z: S, n: i32) -> (S, S) {
+pub(crate) fn binary<S: Scalar>(op: Op, x: S, y: S) -> (S, S, S) {
     let half = S::from_f64(0.5);
-    let unary = |d: S| (d, S::ZERO);
     match op {
-        // ---- two inputs ----
-        Op::Div => (S::ONE / y, -z / y),
-        // d/dx = y x^(y-1); d/dy = ln(x) x^y, taken as 0 where x = 0 and y >= 0 (PyTorch), so
-        // 0^2 does not produce 0 * -inf = NaN.
+        Op::Add => (x + y, S::ONE, S::ONE),
+        Op::Sub => (x - y, S::ONE, -S::ONE),
+        Op::Mul => (x * y, y, x),
+        Op::Div => {
+            let z = x / y;
+            // d/dy = -z / y: finite where x / y^2 would overflow to inf * 0.
+            (z, S::ONE / y, -z / y)
+        }
+        // d/dx = y x^(y-1); d/dy = ln(x) x^y, taken as 0 where x = 0 and y >= 0 (PyTorch), so 0^2
+        // does not produce 0 * -inf = NaN.
         Op::Pow => {
-            let dx = power_derivative(x, y);
+            let z = x.pow(y);
             let dy = if x == S::ZERO && y >= S::ZERO {
                 S::ZERO
             } else {
                 x.ln() * z
             };
-            (dx, dy)
+            (z, powf_derivative(x, y, z), dy)
         }
-        // A negative base has a real power only for an integer exponent: take c x^(c-1) as
-        // c z / x, whose sign comes from the value z. `powi` exponents too large for a node are
-        // recorded here with `c` rounded (in f32, 2^27 + 1 becomes 2^27): `x.pow(c - 1)` would
-        // then take the sign from the rounded parity, `z` keeps the true one.
-        Op::Powf if x < S::ZERO => (y * z / x, S::ZERO),
-        Op::Powf => (power_derivative(x, y), S::ZERO),
-        Op::Max => {
-            if x > y {
-                (S::ONE, S::ZERO)
-            } else if y > x {
-                (S::ZERO, S::ONE)
-            } else {
-                (half, half)
-            }
-        }
-        Op::Min => {
-            if x < y {
-                (S::ONE, S::ZERO)
-            } else if y < x {
-                (S::ZERO, S::ONE)
-            } else {
-                (half, half)
-            }
-        }
-        Op::LeakyRelu => {
-            if x > S::ZERO {
-                (S::ONE, S::ZERO)
-            } else {
-                (y, S::ZERO)
-            }
-        }
-        // ---- one input (output z = f(x)) ----
-        // n x^(n-1); n = 0 is the constant 1 (avoids 0 * x^-1 = NaN at x = 0).
-        Op::Powi => unary(match n {
-            0 => S::ZERO,
-            1 => S::ONE,
-            _ => S::from_f64(n as f64) * x.powi(n - 1),
-        }),
-        Op::Ln => unary(S::ONE / x),
-        Op::Sqrt => unary(half / z),
-        Op::Sin => unary(x.cos()),
-        Op::Cos => unary(-x.sin()),
-        Op::Tan => unary(S::ONE + z * z),
-        Op::Abs => unary(if x > S::ZERO {
-            S::ONE
-        } else if x < S::ZERO {
-            -S::ONE
-        } else {
-            S::ZERO
-        }),
-        Op::Softplus => unary(math::sigmoid(x)),
-        // Handled inline by `adjoints` (and leaves/constants have no inputs).
-        Op::Add
-        | Op::Sub
-        | Op::Mul
-        | Op::Offset
-        | Op::Neg
-        | Op::NegOffset
-        | Op::Exp
-        | Op::Tanh
-        | Op::Sigmoid
-        | Op::Relu
-        | Op::Leaf
-        | Op::Const => adjoints(op, S::ONE, x, y, z, n),
+        Op::Max if x > y => (x, S::ONE, S::ZERO),
+        Op::Max if y > x => (y, S::ZERO, S::ONE),
+        Op::Min if x < y => (x, S::ONE, S::ZERO),
+        Op::Min if y < x => (y, S::ZERO, S::ONE),
+        Op::Max | Op::Min => ((x + y) * half, half, half),
+        _ => (x, S::ONE, S::ZERO),
     }
 }
 
-/// `c x^(c-1)`, with `c = 0` giving 0 everywhere (the function is constant).
-#[inline(always)]
-fn power_derivative<S: Scalar>(x: S, c: S) -> S {
+/// `c x^(c-1)`, 0 for `c = 0` (the function is constant); at a negative base `c z / x` with
+/// `z = x^c`, whose sign is right even where `c - 1` loses the parity of an integer `c`.
+#[inline]
+fn powf_derivative<S: Scalar>(x: S, c: S, z: S) -> S {
     if c == S::ZERO {
         S::ZERO
+    } else if x < S::ZERO {
+        c * z / x
     } else {
         c * x.pow(c - S::ONE)
     }
@@ -361,20 +224,35 @@ mod tests {
     use super::*;
 
     #[test]
-    fn decoding_round_trips_every_operation() {
-        for (i, op) in ALL.iter().enumerate() {
+    fn codes_round_trip_and_names_are_unique() {
+        for (i, op) in Op::ALL.iter().enumerate() {
             assert_eq!(*op as usize, i);
-            assert_eq!(Op::from_bits(i as u32), *op);
+            assert_eq!(Op::from_code(i as u8), *op);
+            for other in &Op::ALL[..i] {
+                assert_ne!(other.name(), op.name());
+            }
         }
     }
 
     #[test]
     fn arity_groups() {
         assert_eq!(Op::Leaf.arity(), 0);
-        assert_eq!(Op::Const.arity(), 0);
         assert_eq!(Op::Add.arity(), 2);
-        assert_eq!(Op::LeakyRelu.arity(), 2);
+        assert_eq!(Op::Min.arity(), 2);
         assert_eq!(Op::Neg.arity(), 1);
         assert_eq!(Op::Softplus.arity(), 1);
+    }
+
+    #[test]
+    fn binary_rules_match_hand_derived_partials() {
+        assert_eq!(binary(Op::Mul, 3.0_f64, 4.0), (12.0, 4.0, 3.0));
+        assert_eq!(binary(Op::Div, 1.0_f64, 2.0), (0.5, 0.5, -0.25));
+        assert_eq!(binary(Op::Sub, 1.0_f64, 2.0), (-1.0, 1.0, -1.0));
+        assert_eq!(binary(Op::Max, 1.0_f64, 1.0), (1.0, 0.5, 0.5));
+        assert_eq!(binary(Op::Min, 1.0_f64, 2.0), (1.0, 1.0, 0.0));
+        let (z, dx, dy) = binary(Op::Pow, 2.0_f64, 3.0);
+        assert_eq!((z, dx), (8.0, 12.0));
+        assert!((dy - 8.0 * 2.0_f64.ln()).abs() < 1e-15);
+        assert_eq!(binary(Op::Pow, 0.0_f64, 2.0), (0.0, 0.0, 0.0));
     }
 }

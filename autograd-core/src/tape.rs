@@ -1,95 +1,113 @@
-//! The tape: a fixed-capacity record of every operation, in creation order.
+//! The tape: a fixed-capacity record of statements, each with the partial derivatives of its
+//! value with respect to earlier statements (Jacobian taping, as Adept and CoDiPack do).
 //!
-//! Creation order is a topological order (a node's inputs always exist before it), so backward is
-//! one loop from the output down to index 0: no recursion, no visited set, no allocation.
+//! A statement occupies `k + 1` consecutive slots: its `k` operands (`(index, partial)` pairs),
+//! then its header (value, operation, `k`). Operands always refer to earlier headers, so creation
+//! order is a topological order and backward is one loop from the output down: for each header,
+//! `adjoint[operand] += adjoint[header] * partial`. No recursion, no operation decode, no
+//! derivative recomputed, no allocation.
+//!
+//! Handles ([`Var`]) carry up to two pending `(index, partial)` pairs of their own, so most
+//! operations never touch the tape: a statement is written only when a result depends on more
+//! than two recorded values (see `var.rs`).
 
 use core::cell::{Cell, RefCell};
 use core::fmt;
 use core::marker::PhantomData;
 use core::ops::{Deref, DerefMut};
 
-use heapless::{Vec, VecView};
-
-use crate::op::{self, Op};
+use crate::op::Op;
 use crate::{Scalar, TapeError, Var};
 
-/// Low bits of a node's input fields hold an index; the top four bits of each hold half of the
-/// operation code. This bounds a tape at 2^28 - 1 nodes and keeps a node at 16 bytes in `f32`.
-const INDEX_BITS: u32 = 28;
-pub(crate) const INDEX_MASK: u32 = (1 << INDEX_BITS) - 1;
-/// Index of a result whose recording failed; any index above `INDEX_MASK` means the same.
+/// A header's `link` has its top bit set, the operation in the next 7 bits and the operand count
+/// in the low 24; an operand's `link` is an index, below 2^31.
+const HEADER: u32 = 1 << 31;
+const COUNT_BITS: u32 = 24;
+const COUNT_MASK: u32 = (1 << COUNT_BITS) - 1;
+/// Index of nothing: the index a failed recording returns.
 pub(crate) const POISON: u32 = u32::MAX;
 
-/// The largest capacity a [`Tape`] may have (2^28 - 1 nodes).
-pub const MAX_CAPACITY: usize = INDEX_MASK as usize;
+/// The largest capacity a [`Tape`] may have, in slots.
+pub const MAX_CAPACITY: usize = (HEADER - 1) as usize;
+/// The most operands one statement may have (a longer `dot` or `sum` is split).
+pub(crate) const MAX_OPERANDS: usize = COUNT_MASK as usize;
 
-/// One recorded operation: its output value, its adjoint and its inputs.
+/// One slot of the tape: a statement's header or one of its operands.
 ///
-/// `size_of::<Node<f32>>() == 16` and `size_of::<Node<f64>>() == 24`: the operation code is
-/// packed into the top bits of the two input indices.
+/// A header holds the statement's value in `x`, its adjoint in `adj`, and its operation and
+/// operand count in `link`; an operand holds a partial derivative in `x` and the index of the
+/// header it refers to in `link`. 12 bytes in `f32`, 24 in `f64`.
 #[derive(Clone, Copy, Debug)]
-pub struct Node<S> {
-    value: S,
-    grad: S,
-    a: u32,
-    b: u32,
+pub struct Slot<S> {
+    pub(crate) x: S,
+    pub(crate) adj: S,
+    pub(crate) link: u32,
 }
 
-impl<S: Scalar> Node<S> {
+impl<S: Scalar> Slot<S> {
+    const EMPTY: Self = Slot {
+        x: S::ZERO,
+        adj: S::ZERO,
+        link: 0,
+    };
+
     #[inline(always)]
-    fn new(value: S, op: Op, a: u32, b: u32) -> Self {
-        let code = op as u32;
-        Node {
-            value,
-            grad: S::ZERO,
-            a: (a & INDEX_MASK) | ((code & 0xF) << INDEX_BITS),
-            b: (b & INDEX_MASK) | ((code >> 4) << INDEX_BITS),
+    pub(crate) fn header(value: S, op: Op, count: usize) -> Self {
+        Slot {
+            x: value,
+            adj: S::ZERO,
+            link: HEADER | (count as u32 & COUNT_MASK) | ((op as u32 & 0x7F) << COUNT_BITS),
         }
     }
 
-    /// The operation that produced this node.
     #[inline(always)]
-    pub fn op(&self) -> Op {
-        Op::from_bits((self.a >> INDEX_BITS) | ((self.b >> INDEX_BITS) << 4))
+    pub(crate) fn operand(index: u32, partial: S) -> Self {
+        Slot {
+            x: partial,
+            adj: S::ZERO,
+            link: index,
+        }
     }
-    /// The output value.
+
     #[inline(always)]
-    pub fn value(&self) -> S {
-        self.value
+    pub(crate) fn count(&self) -> usize {
+        (self.link & COUNT_MASK) as usize
     }
-    /// The adjoint left by the last backward sweep (0 before any).
+
     #[inline(always)]
-    pub fn grad(&self) -> S {
-        self.grad
+    pub(crate) fn op(&self) -> Op {
+        Op::from_code(((self.link & !HEADER) >> COUNT_BITS) as u8)
     }
-    /// Indices of the inputs (`op().arity()` of them are meaningful).
+
     #[inline(always)]
-    pub fn inputs(&self) -> [usize; 2] {
-        [
-            (self.a & INDEX_MASK) as usize,
-            (self.b & INDEX_MASK) as usize,
-        ]
-    }
-    /// The integer exponent of a `Powi` node (sign-extended from 28 bits).
-    #[inline(always)]
-    pub(crate) fn exponent(&self) -> i32 {
-        ((self.b << (32 - INDEX_BITS)) as i32) >> (32 - INDEX_BITS)
+    pub(crate) fn is_header(&self) -> bool {
+        self.link & HEADER != 0
     }
 }
 
-/// The largest `|n|` a `powi` node stores inline; larger exponents are recorded as `powf`.
-pub(crate) const MAX_INLINE_EXPONENT: i32 = (1 << (INDEX_BITS - 1)) - 1;
+/// A recorded statement, as [`TapeView::node`] reports it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Node<S> {
+    /// The operation that produced the statement (for a preaccumulated statement, the last one).
+    pub op: Op,
+    /// Its value.
+    pub value: S,
+    /// Its adjoint from the last backward sweep (0 before any).
+    pub grad: S,
+    /// How many operands (`(index, partial)` pairs) it has: 0 for a leaf.
+    pub operands: usize,
+}
 
 /// Position on a tape, returned by [`TapeView::mark`] and accepted by [`TapeView::rewind`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Mark(u32);
 
 impl Mark {
-    /// The mark just before node `id`.
+    /// The mark just before slot `id`.
     pub(crate) fn before(id: NodeId) -> Self {
         Mark(id.0)
     }
-    /// Number of nodes before the mark.
+    /// Number of slots before the mark.
     pub fn len(self) -> usize {
         self.0 as usize
     }
@@ -99,38 +117,34 @@ impl Mark {
     }
 }
 
-/// Index of a node, stable until the tape is rewound below it. Obtain one from [`Var::id`] and get
-/// a fresh handle back with [`TapeView::get`].
+/// Index of a statement (a leaf or a recorded result), stable until the tape is rewound below
+/// it. Obtain one from [`Var::id`] and get a fresh handle back with [`TapeView::get`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct NodeId(pub(crate) u32);
 
 impl NodeId {
-    /// The id of the node at `index` (checked when used: an index past the end is reported as
-    /// [`TapeError::UnknownNode`]).
+    /// The id of the statement whose header is slot `index` (checked when used: an index that is
+    /// not a header is reported as [`TapeError::UnknownNode`]).
     pub fn from_index(index: usize) -> Self {
-        NodeId(u32::try_from(index).unwrap_or(u32::MAX).min(INDEX_MASK))
+        NodeId(u32::try_from(index).unwrap_or(POISON - 1))
     }
-    /// The node's position in creation order.
+    /// The header's position on the tape.
     pub fn index(self) -> usize {
         self.0 as usize
     }
 }
 
-/// A tape that holds up to `N` nodes of scalar `S`, stored inline (no allocation).
+/// A tape of `N` slots of scalar `S`, stored inline (no allocation).
 ///
-/// Recording goes through shared references (`&Tape`), so many [`Var`] handles can be alive at
-/// once; operations that would invalidate handles (rewinding, setting a leaf) take `&mut` and so
-/// can only run once every handle is gone. Nearly all methods live on [`TapeView`], which a `Tape`
-/// dereferences to, so that handles do not carry the capacity in their type.
+/// **Choosing `N`**: a leaf takes one slot and a statement `k + 1` (its `k` operands and a
+/// header); most operations take none, because handles carry up to two pending partials and a
+/// statement is written only when a result depends on more than two recorded values. Arithmetic
+/// code such as Rosenbrock records about 6 slots per term, a neuron's pre-activation
+/// `dot(w, x) + b` one statement of `2 n + 1` operands. Too small a tape is an error value, never
+/// a crash: see [`TapeError::CapacityExceeded`].
 ///
-/// # Placement
-/// A tape is `N * size_of::<Node<S>>()` bytes (16 per node for `f32`, 24 for `f64`) plus a few
-/// words. Small tapes live on the stack. Large ones must not: on a microcontroller put the tape
-/// in a `static` (`cortex_m::singleton!`, `static_cell`), which lands in `.bss` and is never
-/// copied. On a host, `Box` it; since `Box::new(Tape::new())` may build the value on the stack
-/// before moving it (it does in debug builds), do that on a thread whose stack can hold it
-/// (`autograd_nn::boxed_tape` does exactly this). The tests build a 1,000,001-node `f64` tape
-/// (24 MB) that way.
+/// A slot is 12 bytes in `f32` and 24 in `f64`, and the tape lives where you put it: a local
+/// tape of many slots needs that much stack (build large tapes in a `Box` or a `static`).
 ///
 /// ```
 /// use autograd_core::Tape;
@@ -143,24 +157,26 @@ impl NodeId {
 /// # Ok::<(), autograd_core::TapeError>(())
 /// ```
 pub struct Tape<S: Scalar, const N: usize> {
-    inner: TapeView<S, Vec<Node<S>, N, u32>>,
+    inner: TapeView<S, [Slot<S>; N]>,
 }
 
 /// A tape with its capacity erased: the type every [`Var`] points to and where the tape's
 /// methods live. Obtain one by dereferencing a [`Tape`].
-pub struct TapeView<S: Scalar, B: ?Sized = VecView<Node<S>, u32>> {
+pub struct TapeView<S: Scalar, B: ?Sized = [Slot<S>]> {
     /// The first recording failure; sticky until the tape is rewound.
     error: Cell<Option<TapeError>>,
-    /// The range of nodes whose adjoints the last sweep may have written (from its mark up to
-    /// its root); every other adjoint is zero (fresh nodes start at zero), so the next sweep
-    /// clears only this range.
+    /// Number of slots in use.
+    len: Cell<u32>,
+    /// The range of slots whose adjoints the last sweep may have written; every other adjoint
+    /// below `len` is zero (slots are written with a zero adjoint), so the next sweep clears
+    /// only this range.
     dirty: Cell<(u32, u32)>,
     scalar: PhantomData<S>,
-    nodes: RefCell<B>,
+    slots: RefCell<B>,
 }
 
 impl<S: Scalar, const N: usize> Tape<S, N> {
-    const CAPACITY_FITS: () = assert!(N <= MAX_CAPACITY, "a tape holds at most 2^28 - 1 nodes");
+    const CAPACITY_FITS: () = assert!(N <= MAX_CAPACITY, "a tape holds at most 2^31 - 1 slots");
 
     /// An empty tape.
     pub const fn new() -> Self {
@@ -169,9 +185,10 @@ impl<S: Scalar, const N: usize> Tape<S, N> {
         Tape {
             inner: TapeView {
                 error: Cell::new(None),
+                len: Cell::new(0),
                 dirty: Cell::new((0, 0)),
                 scalar: PhantomData,
-                nodes: RefCell::new(Vec::new()),
+                slots: RefCell::new([Slot::EMPTY; N]),
             },
         }
     }
@@ -221,7 +238,7 @@ impl<S: Scalar> TapeView<S> {
     /// reports [`TapeError::CapacityExceeded`] from then on.
     #[inline]
     pub fn var(&self, value: S) -> Var<'_, S> {
-        Var::on(self, self.push(value, Op::Leaf, 0, 0), value)
+        Var::node(self, self.push_leaf(value), value)
     }
 
     /// Like [`var`](Self::var), but fails at once when the tape is full or already failed.
@@ -229,10 +246,10 @@ impl<S: Scalar> TapeView<S> {
         self.var(value).recorded()
     }
 
-    /// Number of recorded nodes.
+    /// Number of slots in use.
     #[inline]
     pub fn len(&self) -> usize {
-        self.nodes.try_borrow().map_or(0, |n| n.len())
+        self.len.get() as usize
     }
 
     /// `true` if nothing is recorded.
@@ -240,9 +257,9 @@ impl<S: Scalar> TapeView<S> {
         self.len() == 0
     }
 
-    /// Maximum number of nodes.
+    /// Maximum number of slots.
     pub fn capacity(&self) -> usize {
-        self.nodes.try_borrow().map_or(0, |n| n.capacity())
+        self.slots.try_borrow().map_or(0, |s| s.len())
     }
 
     /// `Ok` unless a recording failed since the tape was created or last rewound.
@@ -255,48 +272,61 @@ impl<S: Scalar> TapeView<S> {
 
     /// The current position, to [`rewind`](Self::rewind) to later.
     pub fn mark(&self) -> Mark {
-        Mark(self.len() as u32)
+        Mark(self.len.get())
     }
 
-    /// Discards every node recorded after `mark` (a mark past the end changes nothing) and
+    /// Discards every slot recorded after `mark` (a mark past the end changes nothing) and
     /// clears a recording failure, so the tape can be reused without reallocating. Taking
-    /// `&mut self` guarantees no handle to a discarded node survives.
+    /// `&mut self` guarantees no handle to a discarded statement survives.
     pub fn rewind(&mut self, mark: Mark) {
-        self.nodes.get_mut().truncate(mark.len());
+        let len = self.len.get().min(mark.0);
+        self.len.set(len);
         let (lo, hi) = self.dirty.get();
-        let hi = hi.min(mark.0);
+        let hi = hi.min(len);
         self.dirty.set((lo.min(hi), hi));
         self.error.set(None);
     }
 
-    /// Discards every node.
+    /// Discards everything.
     pub fn clear(&mut self) {
         self.rewind(Mark(0));
     }
 
-    /// A fresh handle to an existing node (e.g. a parameter kept across [`rewind`](Self::rewind)).
-    pub fn get(&self, id: NodeId) -> Result<Var<'_, S>, TapeError> {
-        let nodes = self.nodes.try_borrow().map_err(|_| TapeError::Busy)?;
-        let len = nodes.len();
-        match nodes.get(id.index()) {
-            Some(node) => Ok(Var::on(self, id.0, node.value)),
-            None => Err(TapeError::UnknownNode {
+    /// The header at slot `id`, if that slot is in use and is a header.
+    fn header_at(&self, slots: &[Slot<S>], id: NodeId) -> Result<Slot<S>, TapeError> {
+        let len = self.len();
+        match slots[..len].get(id.index()) {
+            Some(h) if h.is_header() => Ok(*h),
+            _ => Err(TapeError::UnknownNode {
                 index: id.index(),
                 len,
             }),
         }
     }
 
-    /// Sets the value of a leaf (e.g. a parameter after an optimizer step). Nodes computed from it
-    /// keep their old values until recorded again, so set leaves right after a rewind.
+    /// A fresh handle to an existing statement (e.g. a parameter kept across
+    /// [`rewind`](Self::rewind)).
+    pub fn get(&self, id: NodeId) -> Result<Var<'_, S>, TapeError> {
+        let slots = self.slots.try_borrow().map_err(|_| TapeError::Busy)?;
+        let h = self.header_at(&slots, id)?;
+        Ok(Var::node(self, id.0, h.x))
+    }
+
+    /// Sets the value of a leaf (e.g. a parameter after an optimizer step). Statements computed
+    /// from it keep their old values and partials until recorded again, so set leaves right
+    /// after a rewind.
     pub fn set_value(&mut self, id: NodeId, value: S) -> Result<(), TapeError> {
-        let nodes = self.nodes.get_mut();
-        let len = nodes.len();
-        match nodes.get_mut(id.index()) {
-            Some(node) if node.op() == Op::Leaf => {
-                node.value = value;
+        let len = self.len();
+        let slots = self.slots.get_mut();
+        match slots[..len].get_mut(id.index()) {
+            Some(slot) if slot.link == Slot::<S>::header(value, Op::Leaf, 0).link => {
+                slot.x = value;
                 Ok(())
             }
+            Some(slot) if !slot.is_header() => Err(TapeError::UnknownNode {
+                index: id.index(),
+                len,
+            }),
             Some(_) => Err(TapeError::NotALeaf { index: id.index() }),
             None => Err(TapeError::UnknownNode {
                 index: id.index(),
@@ -305,44 +335,66 @@ impl<S: Scalar> TapeView<S> {
         }
     }
 
-    /// Reads a node: its operation, value, inputs and last adjoint.
+    /// Reads a statement: its operation, value, adjoint and number of operands.
     pub fn node(&self, id: NodeId) -> Result<Node<S>, TapeError> {
-        let nodes = self.nodes.try_borrow().map_err(|_| TapeError::Busy)?;
-        nodes
-            .get(id.index())
-            .copied()
-            .ok_or(TapeError::UnknownNode {
-                index: id.index(),
-                len: nodes.len(),
-            })
+        let slots = self.slots.try_borrow().map_err(|_| TapeError::Busy)?;
+        let h = self.header_at(&slots, id)?;
+        Ok(Node {
+            op: h.op(),
+            value: h.x,
+            grad: h.adj,
+            operands: h.count(),
+        })
     }
 
-    /// Calls `f` with every node in creation order (index, node), without copying the tape.
-    pub fn for_each_node(&self, mut f: impl FnMut(usize, &Node<S>)) -> Result<(), TapeError> {
-        let nodes = self.nodes.try_borrow().map_err(|_| TapeError::Busy)?;
-        for (i, node) in nodes.iter().enumerate() {
-            f(i, node);
+    /// Calls `f(index, partial)` for every operand of statement `id`, in recording order.
+    pub fn for_each_operand(
+        &self,
+        id: NodeId,
+        mut f: impl FnMut(usize, S),
+    ) -> Result<(), TapeError> {
+        let slots = self.slots.try_borrow().map_err(|_| TapeError::Busy)?;
+        let h = self.header_at(&slots, id)?;
+        for o in &slots[id.index() - h.count()..id.index()] {
+            f(o.link as usize, o.x);
         }
         Ok(())
     }
 
-    /// Reverse mode: one sweep from `y` down to the first node gives `dy/dv` for every node `v`
-    /// recorded before `y`.
+    /// Calls `f(id, node)` for every statement (leaves included) in creation order, without
+    /// copying the tape.
+    pub fn for_each_node(&self, mut f: impl FnMut(NodeId, &Node<S>)) -> Result<(), TapeError> {
+        let slots = self.slots.try_borrow().map_err(|_| TapeError::Busy)?;
+        for (i, h) in slots[..self.len()].iter().enumerate() {
+            if h.is_header() {
+                let node = Node {
+                    op: h.op(),
+                    value: h.x,
+                    grad: h.adj,
+                    operands: h.count(),
+                };
+                f(NodeId(i as u32), &node);
+            }
+        }
+        Ok(())
+    }
+
+    /// Reverse mode: one sweep from `y` down to the first slot gives `dy/dv` for every statement
+    /// `v` recorded before `y`.
     ///
     /// Each call starts from zero adjoints, so calling it twice gives identical gradients (there is
-    /// no silent accumulation across calls, unlike micrograd). A node used several times sums the
-    /// contributions of every use. Nodes whose adjoint is exactly zero are skipped, so a
-    /// non-finite local derivative off the path to `y` cannot leak a NaN into it.
+    /// no silent accumulation across calls, unlike micrograd). A value used several times sums the
+    /// contributions of every use. Statements whose adjoint is exactly zero are skipped.
     ///
     /// # Errors
-    /// The tape's sticky recording error, if any; [`TapeError::NotRecorded`] if `y` is a constant
-    /// or unrecorded; [`TapeError::ForeignVar`] if `y` belongs to another tape.
+    /// The tape's sticky recording error, if any; [`TapeError::NotRecorded`] if `y` is a constant;
+    /// [`TapeError::ForeignVar`] if `y` belongs to another tape.
     pub fn backward(&self, y: Var<'_, S>) -> Result<Gradients<'_, S>, TapeError> {
         self.sweep::<false>(y, 0)
     }
 
-    /// Like [`backward`](Self::backward), but sweeps only the nodes recorded at or after `mark`:
-    /// gradients with respect to earlier nodes read as 0. Use it when everything you
+    /// Like [`backward`](Self::backward), but sweeps only the slots recorded at or after `mark`:
+    /// gradients with respect to earlier statements read as 0. Use it when everything you
     /// differentiate with respect to was recorded after `mark` (inputs recorded on a tape that
     /// already holds other work): the cost then does not depend on what lies below the mark.
     ///
@@ -366,72 +418,72 @@ impl<S: Scalar> TapeView<S> {
         self.sweep::<true>(y, mark.len())
     }
 
-    /// The backward sweep over nodes `lo..=root`; contributions to inputs below `lo` are dropped.
-    /// `ABOVE = false` (a full sweep, `lo = 0`) compiles the bound tests away: they cost 28 % of
-    /// backward's instructions per node (callgrind).
+    /// The backward sweep over slots `lo..=root`; contributions to statements below `lo` are
+    /// dropped. `ABOVE = false` (a full sweep, `lo = 0`) compiles the bound test away.
     fn sweep<const ABOVE: bool>(
         &self,
         y: Var<'_, S>,
         lo: usize,
     ) -> Result<Gradients<'_, S>, TapeError> {
         self.check()?;
-        let root = self.index_of(y)? as usize;
-        let mut nodes = self.nodes.try_borrow_mut().map_err(|_| TapeError::Busy)?;
-        let nodes = nodes.as_mut_slice();
-        let lo = if ABOVE { lo.min(root) } else { 0 };
-        let (dirty_lo, dirty_hi) = self.dirty.replace((lo as u32, root as u32 + 1));
-        let dirty_hi = (dirty_hi as usize).min(nodes.len());
-        for node in &mut nodes[(dirty_lo as usize).min(dirty_hi)..dirty_hi] {
-            node.grad = S::ZERO;
+        match y.tape() {
+            None => return Err(TapeError::NotRecorded),
+            Some(t) if !core::ptr::eq(t, self) => return Err(TapeError::ForeignVar),
+            Some(_) => {}
         }
-        nodes[root].grad = S::ONE;
-        // `lo..root + 1` rather than `lo..=root`: an inclusive range costs a test per step.
-        for i in (lo..root + 1).rev() {
-            let node = nodes[i];
-            let g = node.grad;
-            let op = node.op();
-            let arity = op.arity();
-            if arity == 0 || g.is_zero() {
-                continue;
+        let len = self.len();
+        let mut slots = self.slots.try_borrow_mut().map_err(|_| TapeError::Busy)?;
+        let slots = &mut slots[..len];
+        let all = y.pair_array();
+        let pairs = &all[..y.pending()];
+        let root = pairs.iter().map(|p| p.0 as usize + 1).max().unwrap_or(0);
+        let lo = if ABOVE { lo.min(root) } else { 0 };
+        let (dirty_lo, dirty_hi) = self.dirty.replace((lo as u32, root as u32));
+        let dirty_hi = (dirty_hi as usize).min(len);
+        for slot in &mut slots[(dirty_lo as usize).min(dirty_hi)..dirty_hi] {
+            slot.adj = S::ZERO;
+        }
+        for &(i, d) in pairs {
+            if let Some(s) = slots.get_mut(i as usize) {
+                if !ABOVE || i as usize >= lo {
+                    s.adj += d;
+                }
             }
-            let [a, b] = node.inputs();
-            // Inputs precede the node (creation order), so `a, b < i`: a hit, never a panic.
-            let x = nodes[a].value;
-            let y = if arity == 2 { nodes[b].value } else { S::ZERO };
-            let (ga, gb) = op::adjoints(op, g, x, y, node.value, node.exponent());
-            if !ABOVE || a >= lo {
-                nodes[a].grad += ga;
+        }
+        let mut p = root;
+        while p > lo {
+            let h = p - 1;
+            let head = slots[h];
+            let base = h - head.count().min(h);
+            let a = head.adj;
+            if !a.is_zero() {
+                for q in base..h {
+                    let o = slots[q];
+                    // Operands refer to earlier headers, so this never misses; a failed
+                    // recording never reaches the tape.
+                    if let Some(t) = slots.get_mut(o.link as usize) {
+                        if !ABOVE || o.link as usize >= lo {
+                            t.adj += a * o.x;
+                        }
+                    }
+                }
             }
-            if arity == 2 && (!ABOVE || b >= lo) {
-                nodes[b].grad += gb;
-            }
+            p = base;
         }
         Ok(Gradients { tape: self })
     }
 
-    /// The adjoint of `x` from the last backward sweep (0 before any, and for constants).
+    /// The adjoint of `x` from the last backward sweep: 0 before any, for constants, and for a
+    /// handle that is not a single recorded statement (see [`Var::id`]).
     pub fn grad(&self, x: Var<'_, S>) -> S {
-        match self.index_of(x) {
-            Ok(i) => self
-                .nodes
+        match x.id() {
+            Some(id) if x.tape().is_some_and(|t| core::ptr::eq(t, self)) => self
+                .slots
                 .try_borrow()
                 .ok()
-                .and_then(|n| n.get(i as usize).map(|n| n.grad))
+                .and_then(|s| s[..self.len()].get(id.index()).map(|s| s.adj))
                 .unwrap_or(S::ZERO),
-            Err(_) => S::ZERO,
-        }
-    }
-
-    /// Index of `x` on this tape.
-    #[inline]
-    pub(crate) fn index_of(&self, x: Var<'_, S>) -> Result<u32, TapeError> {
-        match x.tape_ref() {
-            None => Err(TapeError::NotRecorded),
-            Some(t) if !core::ptr::eq(t, self) => Err(TapeError::ForeignVar),
-            Some(_) if x.raw_index() > INDEX_MASK => {
-                Err(self.check().err().unwrap_or(TapeError::NotRecorded))
-            }
-            Some(_) => Ok(x.raw_index()),
+            _ => S::ZERO,
         }
     }
 
@@ -444,26 +496,97 @@ impl<S: Scalar> TapeView<S> {
         POISON
     }
 
-    /// Appends a node and returns its index, or `POISON` (and records why) if it cannot.
-    #[inline(always)]
-    pub(crate) fn push(&self, value: S, op: Op, a: u32, b: u32) -> u32 {
-        // An unrecorded input makes the result unrecorded; the tape already holds the reason.
-        // (Leaves and constants pass 0 for both inputs, so they never take this branch.)
-        if (a | b) > INDEX_MASK {
-            return POISON;
-        }
-        let Ok(mut nodes) = self.nodes.try_borrow_mut() else {
+    #[cold]
+    #[inline(never)]
+    fn full(&self) -> u32 {
+        let capacity = self.capacity();
+        self.fail(TapeError::CapacityExceeded { capacity })
+    }
+
+    /// Appends a leaf and returns its index, or `POISON` (and records why) if it cannot.
+    #[inline]
+    pub(crate) fn push_leaf(&self, value: S) -> u32 {
+        let Ok(mut slots) = self.slots.try_borrow_mut() else {
             return self.fail(TapeError::Busy);
         };
-        let index = nodes.len() as u32;
-        match nodes.push(Node::new(value, op, a, b)) {
-            Ok(()) => index,
-            Err(_) => {
-                let capacity = nodes.capacity();
-                drop(nodes);
-                self.fail(TapeError::CapacityExceeded { capacity })
+        let len = self.len.get();
+        match slots.get_mut(len as usize) {
+            Some(s) => {
+                *s = Slot::header(value, Op::Leaf, 0);
+                self.len.set(len + 1);
+                len
+            }
+            None => {
+                drop(slots);
+                self.full()
             }
         }
+    }
+
+    /// Appends a statement with the first `n <= 4` of `operands` and returns the index of its
+    /// header, or `POISON` if it cannot. Writes a fixed five slots when they fit (one capacity
+    /// test, no loop), so the common case has no data-dependent branch.
+    #[inline]
+    pub(crate) fn push4(&self, op: Op, value: S, operands: [(u32, S); 4], n: usize) -> u32 {
+        let Ok(mut slots) = self.slots.try_borrow_mut() else {
+            return self.fail(TapeError::Busy);
+        };
+        let len = self.len.get() as usize;
+        let n = n.min(4);
+        if let Some(w) = slots.get_mut(len..len + 5) {
+            for k in 0..4 {
+                w[k] = Slot::operand(operands[k].0, operands[k].1);
+            }
+            w[n] = Slot::header(value, op, n);
+        } else if let Some(w) = slots.get_mut(len..len + n + 1) {
+            for k in 0..n {
+                w[k] = Slot::operand(operands[k].0, operands[k].1);
+            }
+            w[n] = Slot::header(value, op, n);
+        } else {
+            drop(slots);
+            return self.full();
+        }
+        self.len.set((len + n + 1) as u32);
+        (len + n) as u32
+    }
+
+    /// Appends a statement whose operands come from an iterator of known length `count`
+    /// (`dot`, `sum`); returns the header's index or `POISON`.
+    pub(crate) fn push_iter(
+        &self,
+        op: Op,
+        value: S,
+        count: usize,
+        operands: impl Iterator<Item = (u32, S)>,
+    ) -> u32 {
+        if count > MAX_OPERANDS {
+            return self.fail(TapeError::CapacityExceeded {
+                capacity: self.capacity(),
+            });
+        }
+        let Ok(mut slots) = self.slots.try_borrow_mut() else {
+            return self.fail(TapeError::Busy);
+        };
+        let len = self.len.get() as usize;
+        let Some(w) = slots.get_mut(len..len + count + 1) else {
+            drop(slots);
+            return self.full();
+        };
+        let mut k = 0;
+        for (i, d) in operands.take(count) {
+            w[k] = Slot::operand(i, d);
+            k += 1;
+        }
+        w[k] = Slot::header(value, op, k);
+        self.len.set((len + k + 1) as u32);
+        (len + k) as u32
+    }
+
+    /// Runs `f` on the slots in use (for the anomaly scan and the graph export).
+    pub(crate) fn with_slots<R>(&self, f: impl FnOnce(&[Slot<S>]) -> R) -> Result<R, TapeError> {
+        let slots = self.slots.try_borrow().map_err(|_| TapeError::Busy)?;
+        Ok(f(&slots[..self.len()]))
     }
 }
 
@@ -477,13 +600,13 @@ pub struct Gradients<'t, S: Scalar> {
 }
 
 impl<'t, S: Scalar> Gradients<'t, S> {
-    /// `dy/dx`: 0 for constants and for nodes `y` does not depend on.
+    /// `dy/dx`: 0 for constants and for statements `y` does not depend on.
     #[inline]
     pub fn wrt(&self, x: Var<'_, S>) -> S {
         self.tape.grad(x)
     }
 
-    /// `dy/dv` for the node `id`, or `None` if it does not exist.
+    /// `dy/dv` for the statement `id`, or `None` if it does not exist.
     pub fn get(&self, id: NodeId) -> Option<S> {
         self.tape.node(id).ok().map(|n| n.grad)
     }
@@ -499,11 +622,14 @@ impl<'t, S: Scalar> Gradients<'t, S> {
                 right: out.len(),
             });
         }
-        let nodes = self.tape.nodes.try_borrow().map_err(|_| TapeError::Busy)?;
+        let slots = self.tape.slots.try_borrow().map_err(|_| TapeError::Busy)?;
+        let slots = &slots[..self.tape.len()];
         for (x, o) in xs.iter().zip(out.iter_mut()) {
-            *o = match self.tape.index_of(*x) {
-                Ok(i) => nodes.get(i as usize).map_or(S::ZERO, |n| n.grad),
-                Err(_) => S::ZERO,
+            *o = match x.id() {
+                Some(id) if x.tape().is_some_and(|t| core::ptr::eq(t, self.tape)) => {
+                    slots.get(id.index()).map_or(S::ZERO, |s| s.adj)
+                }
+                _ => S::ZERO,
             };
         }
         Ok(())
@@ -523,19 +649,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn node_sizes_are_as_documented() {
-        assert_eq!(core::mem::size_of::<Node<f32>>(), 16);
-        assert_eq!(core::mem::size_of::<Node<f64>>(), 24);
+    fn slot_sizes_are_as_documented() {
+        assert_eq!(core::mem::size_of::<Slot<f32>>(), 12);
+        assert_eq!(core::mem::size_of::<Slot<f64>>(), 24);
     }
 
     #[test]
-    fn op_and_indices_round_trip_through_packing() {
-        let n = Node::new(1.5_f64, Op::Softplus, INDEX_MASK - 1, 12345);
-        assert_eq!(n.op(), Op::Softplus);
-        assert_eq!(n.inputs(), [(INDEX_MASK - 1) as usize, 12345]);
-        for e in [0, 1, -1, 7, -7, MAX_INLINE_EXPONENT, -MAX_INLINE_EXPONENT] {
-            let n = Node::new(0.0_f32, Op::Powi, 3, e as u32);
-            assert_eq!((n.op(), n.exponent()), (Op::Powi, e));
+    fn headers_round_trip_op_and_count() {
+        for &op in Op::ALL {
+            for count in [0, 1, 4, MAX_OPERANDS] {
+                let h = Slot::header(1.5_f64, op, count);
+                assert_eq!((h.op(), h.count()), (op, count));
+            }
         }
     }
 }

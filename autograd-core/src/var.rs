@@ -1,17 +1,29 @@
 //! [`Var`]: the `Copy` handle through which expressions are recorded.
+//!
+//! A handle carries its value and up to two pending `(index, partial)` pairs: the derivative of
+//! its value with respect to at most two recorded statements. A one-input operation multiplies
+//! the pending partials by its local derivative; a two-input operation merges both handles'
+//! pairs (adding the partials of a shared index). Only when a result depends on more than two
+//! recorded values is a statement written, holding all of them (at most four) as operands, and
+//! the result becomes a handle to that statement. So `x * x`, `(1 - x)^2`, `100 (y - x^2)^2`
+//! and their sum never touch the tape, and constants are folded into partials: they never cost
+//! a slot.
+//!
+//! This is Adept's statement-level preaccumulation done at run time, in a fixed-size handle, so
+//! generic code written against [`Number`] gets it without any change.
 
 use core::fmt;
 use core::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Sub, SubAssign};
 
 use crate::op::{self, Op};
-use crate::tape::{NodeId, TapeView, INDEX_MASK, MAX_INLINE_EXPONENT, POISON};
+use crate::tape::{NodeId, TapeView, POISON};
 use crate::{Number, Scalar, TapeError};
 
 /// A value recorded on a tape (or a constant), used like a number: `(x1 * x2 + 1.0).relu()`.
 ///
 /// A `Var` is `Copy` and carries its own value, so reading it never touches the tape. A `Var`
-/// made by [`Number::from_f64`] / [`Var::constant`] is a constant that is not on any tape; it is
-/// recorded only if it meets a recorded value in an operation that needs it.
+/// made by [`Number::from_f64`] / [`Var::constant`] is a constant that is on no tape; it is folded
+/// into the partial derivatives of whatever it meets and never recorded.
 ///
 /// ```
 /// use autograd_core::Tape;
@@ -27,17 +39,26 @@ use crate::{Number, Scalar, TapeError};
 #[derive(Clone, Copy)]
 pub struct Var<'t, S: Scalar> {
     tape: Option<&'t TapeView<S>>,
-    index: u32,
     value: S,
+    /// Partials of `value` with respect to statements `index[..n]`.
+    partial: [S; 2],
+    index: [u32; 2],
+    n: u8,
+    /// The last operation applied: the label of the statement if this handle is written.
+    op: Op,
 }
 
 impl<'t, S: Scalar> Var<'t, S> {
+    /// A handle to statement `index` (or an unrecorded value if `index` is `POISON`).
     #[inline(always)]
-    pub(crate) fn on(tape: &'t TapeView<S>, index: u32, value: S) -> Self {
+    pub(crate) fn node(tape: &'t TapeView<S>, index: u32, value: S) -> Self {
         Var {
             tape: Some(tape),
-            index,
             value,
+            partial: [S::ONE, S::ZERO],
+            index: [index, 0],
+            n: (index != POISON) as u8,
+            op: Op::Leaf,
         }
     }
 
@@ -46,8 +67,11 @@ impl<'t, S: Scalar> Var<'t, S> {
     pub const fn constant(value: S) -> Self {
         Var {
             tape: None,
-            index: POISON,
             value,
+            partial: [S::ZERO, S::ZERO],
+            index: [0, 0],
+            n: 0,
+            op: Op::Leaf,
         }
     }
 
@@ -57,10 +81,15 @@ impl<'t, S: Scalar> Var<'t, S> {
         self.value
     }
 
-    /// The node index, or `None` for a constant or a result that could not be recorded.
+    /// The statement this handle stands for: `Some` for a leaf, for a handle from
+    /// [`TapeView::get`] and for the result of [`recorded`](Self::recorded); `None` for a constant,
+    /// a failed recording, and an intermediate result that lives only in its handle (it depends
+    /// on recorded values through pending partials, so it has no statement of its own).
     pub fn id(self) -> Option<NodeId> {
         match self.tape {
-            Some(_) if self.index != POISON => Some(NodeId(self.index)),
+            Some(_) if self.n == 1 && (self.partial[0] - S::ONE).is_zero() => {
+                Some(NodeId(self.index[0]))
+            }
             _ => None,
         }
     }
@@ -75,184 +104,235 @@ impl<'t, S: Scalar> Var<'t, S> {
         self.tape.is_none()
     }
 
-    /// The fallible path: `Ok(self)` if this value is recorded, else the tape's error, so a
-    /// computation can stop at the first failure with `?`.
+    /// The fallible path: a handle to a statement holding this value, written now if this value
+    /// is an intermediate result, so that its gradient can be read with
+    /// [`Gradients::wrt`](crate::Gradients::wrt) after a sweep from a result computed *from the
+    /// returned handle*. Fails with the tape's error if recording failed (or does now), and with
+    /// [`TapeError::NotRecorded`] for a constant.
     ///
     /// ```
     /// use autograd_core::{Tape, TapeError};
     /// let tape = Tape::<f32, 3>::new();
     /// let x = tape.try_var(2.0)?;
-    /// let y = (x * x).recorded()?; // 2 nodes: x and x*x
-    /// assert_eq!((x.exp() + y).recorded().unwrap_err(), TapeError::CapacityExceeded { capacity: 3 });
+    /// let h = (x * x).recorded()?; // one statement: an operand and a header (3 slots in all)
+    /// assert_eq!(tape.backward(h.exp())?.wrt(h), libm::expf(4.0));
+    /// let err = (h * x).recorded().unwrap_err(); // needs 3 more slots
+    /// assert_eq!(err, TapeError::CapacityExceeded { capacity: 3 });
     /// # Ok::<(), TapeError>(())
     /// ```
     pub fn recorded(self) -> Result<Self, TapeError> {
+        let Some(t) = self.tape else {
+            return Err(TapeError::NotRecorded);
+        };
+        t.check()?;
+        if self.id().is_some() {
+            return Ok(self);
+        }
+        let r = self.written();
+        t.check()?;
+        Ok(r)
+    }
+
+    /// This value as a handle to a statement of its own (written now).
+    #[inline(never)]
+    fn written(self) -> Self {
         match self.tape {
-            None => Err(TapeError::NotRecorded),
-            Some(t) => t.index_of(self).map(|_| self),
-        }
-    }
-
-    #[inline(always)]
-    pub(crate) fn tape_ref(self) -> Option<&'t TapeView<S>> {
-        self.tape
-    }
-
-    #[inline(always)]
-    pub(crate) fn raw_index(self) -> u32 {
-        self.index
-    }
-
-    /// This value's index on `tape`, recording it as a constant node if it is a constant.
-    #[inline(always)]
-    fn index_on(self, tape: &TapeView<S>) -> u32 {
-        match self.tape {
-            Some(_) => self.index,
-            None => tape.push(self.value, Op::Const, 0, 0),
-        }
-    }
-
-    /// The tape two operands share, or the failure to record on.
-    #[inline(always)]
-    fn common_tape(self, rhs: Self) -> Result<Option<&'t TapeView<S>>, &'t TapeView<S>> {
-        match (self.tape, rhs.tape) {
-            (Some(t), Some(u)) if !core::ptr::eq(t, u) => {
-                t.fail(TapeError::ForeignVar);
-                u.fail(TapeError::ForeignVar);
-                Err(t)
-            }
-            (Some(t), _) | (None, Some(t)) => Ok(Some(t)),
-            (None, None) => Ok(None),
-        }
-    }
-
-    #[inline(always)]
-    fn binary(self, rhs: Self, op: Op) -> Self {
-        let value = op::binary_forward(op, self.value, rhs.value);
-        match self.common_tape(rhs) {
-            Ok(Some(t)) => {
-                let (a, b) = (self.index_on(t), rhs.index_on(t));
-                Var::on(t, t.push(value, op, a, b), value)
-            }
-            Ok(None) => Var::constant(value),
-            Err(t) => Var::on(t, POISON, value),
-        }
-    }
-
-    /// A one-input operation; `c` is the constant of `Offset`/`NegOffset`, `n` the `Powi` exponent.
-    #[inline(always)]
-    fn unary(self, op: Op, c: S, n: i32) -> Self {
-        let value = op::unary_forward(op, self.value, c, n);
-        match self.tape {
-            Some(t) => Var::on(
-                t,
-                t.push(value, op, self.index, n as u32 & INDEX_MASK),
-                value,
-            ),
-            None => Var::constant(value),
-        }
-    }
-
-    /// `e^self`
-    #[inline]
-    pub fn exp(self) -> Self {
-        self.unary(Op::Exp, S::ZERO, 0)
-    }
-    /// Natural logarithm.
-    #[inline]
-    pub fn ln(self) -> Self {
-        self.unary(Op::Ln, S::ZERO, 0)
-    }
-    /// Square root.
-    #[inline]
-    pub fn sqrt(self) -> Self {
-        self.unary(Op::Sqrt, S::ZERO, 0)
-    }
-    /// Sine.
-    #[inline]
-    pub fn sin(self) -> Self {
-        self.unary(Op::Sin, S::ZERO, 0)
-    }
-    /// Cosine.
-    #[inline]
-    pub fn cos(self) -> Self {
-        self.unary(Op::Cos, S::ZERO, 0)
-    }
-    /// Tangent.
-    #[inline]
-    pub fn tan(self) -> Self {
-        self.unary(Op::Tan, S::ZERO, 0)
-    }
-    /// Hyperbolic tangent (derivative `1 - tanh^2`, exactly 0 where `tanh` saturates).
-    #[inline]
-    pub fn tanh(self) -> Self {
-        self.unary(Op::Tanh, S::ZERO, 0)
-    }
-    /// Logistic sigmoid.
-    #[inline]
-    pub fn sigmoid(self) -> Self {
-        self.unary(Op::Sigmoid, S::ZERO, 0)
-    }
-    /// `max(self, 0)`; derivative 0 at 0.
-    #[inline]
-    pub fn relu(self) -> Self {
-        self.unary(Op::Relu, S::ZERO, 0)
-    }
-    /// `|self|`; derivative 0 at 0.
-    #[inline]
-    pub fn abs(self) -> Self {
-        self.unary(Op::Abs, S::ZERO, 0)
-    }
-    /// `ln(1 + e^self)`, stable for large `|self|`.
-    #[inline]
-    pub fn softplus(self) -> Self {
-        self.unary(Op::Softplus, S::ZERO, 0)
-    }
-    /// `self^n` for an integer `n`.
-    #[inline]
-    pub fn powi(self, n: i32) -> Self {
-        if n.unsigned_abs() > MAX_INLINE_EXPONENT as u32 {
-            // Too large to store in the node: recorded as `powf` with the exponent in a constant
-            // node, but with `powi`'s value, so the value is the same as in every other mode (in
-            // f32, `x.pow(n as f32)` could even flip the sign: `n as f32` may lose its parity).
-            let value = self.value.powi(n);
-            return match self.tape {
-                Some(t) => {
-                    let c = Var::constant(S::from_f64(n as f64)).index_on(t);
-                    Var::on(t, t.push(value, Op::Powf, self.index, c), value)
+            Some(t) => {
+                let pairs = self.pair_array();
+                let index = t.push4(self.op, self.value, pairs, self.n as usize);
+                Var {
+                    op: self.op,
+                    ..Var::node(t, index, self.value)
                 }
-                None => Var::constant(value),
-            };
+            }
+            None => self,
         }
-        self.unary(Op::Powi, S::ZERO, n)
     }
-    /// `self^c` for a constant `c`.
-    #[inline]
-    pub fn powf(self, c: S) -> Self {
-        self.binary(Var::constant(c), Op::Powf)
+
+    /// The pending pairs in a fixed array (the first `n` are meaningful).
+    #[inline(always)]
+    pub(crate) fn pair_array(&self) -> [(u32, S); 4] {
+        [
+            (self.index[0], self.partial[0]),
+            (self.index[1], self.partial[1]),
+            (0, S::ZERO),
+            (0, S::ZERO),
+        ]
     }
+
+    /// Number of pending pairs.
+    #[inline(always)]
+    pub(crate) fn pending(&self) -> usize {
+        self.n as usize
+    }
+
+    /// The result of a one-input operation `op` with value `value` and local derivative `d`.
+    #[inline(always)]
+    pub(crate) fn chain(self, op: Op, value: S, d: S) -> Self {
+        #[cfg(autograd_fault_injection)]
+        let d = crate::fault::corrupt(op, self.value, (d, S::ZERO)).0;
+        let partial = [self.partial[0] * d, self.partial[1] * d];
+        let r = Var {
+            value,
+            partial,
+            // A zero derivative cuts the dependence (relu below 0, a saturated tanh): the result
+            // is a value on the tape that depends on nothing, as a zero adjoint would be skipped.
+            n: if d.is_zero() { 0 } else { self.n },
+            op,
+            ..self
+        };
+        // One product tests the value and both partials (an unused partial is 0).
+        if self.tape.is_some() && !(value * partial[0] * partial[1]).is_finite() {
+            return r.non_finite();
+        }
+        r
+    }
+
+    /// A result whose value or derivative is not finite is written at once as its own statement,
+    /// labelled with the operation that produced it, so NaN provenance names that operation.
+    #[cold]
+    #[inline(never)]
+    fn non_finite(self) -> Self {
+        self.written()
+    }
+
+    /// The result of a two-input operation: `dx`, `dy` are its partials with respect to `self`
+    /// and `y`.
+    #[inline(always)]
+    fn combine(self, op: Op, value: S, dx: S, y: Self, dy: S) -> Self {
+        #[cfg(autograd_fault_injection)]
+        let (dx, dy) = crate::fault::corrupt(op, self.value, (dx, dy));
+        let tape = match (self.tape, y.tape) {
+            (Some(a), Some(b)) if !core::ptr::eq(a, b) => return foreign(a, b, value),
+            (a, b) => a.or(b),
+        };
+        let (a0, a1) = (self.partial[0] * dx, self.partial[1] * dx);
+        let (b0, b1) = (y.partial[0] * dy, y.partial[1] * dy);
+        let (i, j) = (self.index, y.index);
+        let r = match (self.n, y.n) {
+            (_, 0) => Var {
+                partial: [a0, a1],
+                ..self
+            },
+            (0, _) => y.with_partials(b0, b1),
+            (1, 1) if i[0] == j[0] => self.with_partials(a0 + b0, a1),
+            (1, 1) => Var {
+                partial: [a0, b0],
+                index: [i[0], j[0]],
+                n: 2,
+                ..self
+            },
+            (2, 1) if j[0] == i[0] => self.with_partials(a0 + b0, a1),
+            (2, 1) if j[0] == i[1] => self.with_partials(a0, a1 + b0),
+            (1, 2) if i[0] == j[0] => y.with_partials(a0 + b0, b1),
+            (1, 2) if i[0] == j[1] => y.with_partials(b0, a0 + b1),
+            (2, 2) if i == j => self.with_partials(a0 + b0, a1 + b1),
+            (2, 2) if i[0] == j[1] && i[1] == j[0] => self.with_partials(a0 + b1, a1 + b0),
+            // More than two recorded values: one statement holds them all.
+            (nx, ny) => {
+                let (nx, ny) = (nx as usize, ny as usize);
+                let mut operands = [(i[0], a0), (i[1], a1), (0, S::ZERO), (0, S::ZERO)];
+                operands[nx] = (j[0], b0);
+                operands[nx + 1] = (j[1], b1);
+                let t = tape.unwrap_or_else(|| unreachable_tape());
+                let index = t.push4(op, value, operands, nx + ny);
+                return Var {
+                    op,
+                    ..Var::node(t, index, value)
+                };
+            }
+        };
+        let r = Var {
+            tape,
+            value,
+            op,
+            ..r
+        };
+        if tape.is_some() && !(value * r.partial[0] * r.partial[1]).is_finite() {
+            return r.non_finite();
+        }
+        r
+    }
+
+    #[inline(always)]
+    fn with_partials(self, p0: S, p1: S) -> Self {
+        Var {
+            partial: [p0, p1],
+            ..self
+        }
+    }
+
+    #[inline(always)]
+    fn binary(self, op: Op, y: Self) -> Self {
+        let (value, dx, dy) = op::binary(op, self.value, y.value);
+        self.combine(op, value, dx, y, dy)
+    }
+
     /// `self^y`, differentiable in both; `d/dy` at `self = 0, y >= 0` is taken as 0.
     #[inline]
     pub fn pow(self, y: Self) -> Self {
-        self.binary(y, Op::Pow)
-    }
-    /// Leaky ReLU: `self` if positive, else `slope * self`; derivative `slope` at 0.
-    #[inline]
-    pub fn leaky_relu(self, slope: S) -> Self {
-        self.binary(Var::constant(slope), Op::LeakyRelu)
+        self.binary(Op::Pow, y)
     }
     /// The larger of two; equal values split the gradient 0.5/0.5.
     #[inline]
     pub fn max(self, other: Self) -> Self {
-        self.binary(other, Op::Max)
+        self.binary(Op::Max, other)
     }
     /// The smaller of two; equal values split the gradient 0.5/0.5.
     #[inline]
     pub fn min(self, other: Self) -> Self {
-        self.binary(other, Op::Min)
+        self.binary(Op::Min, other)
     }
 
-    /// Sum of a slice (`len - 1` additions; the constant 0 for an empty slice).
+    /// `self * a + b` as one operation (one statement at most).
+    #[inline]
+    pub fn mul_add(self, a: Self, b: Self) -> Self {
+        let value = self.value * a.value + b.value;
+        if self.n + a.n + b.n <= 2 || self.tape.or(a.tape).or(b.tape).is_none() {
+            return self * a + b;
+        }
+        Var::nary(
+            Op::MulAdd,
+            value,
+            [(self, a.value), (a, self.value), (b, S::ONE)].into_iter(),
+        )
+    }
+
+    /// One statement `value = sum_k d_k x_k` over the handles' pending pairs.
+    fn nary(op: Op, value: S, terms: impl Iterator<Item = (Self, S)> + Clone) -> Self {
+        let mut tape: Option<&'t TapeView<S>> = None;
+        let mut count = 0;
+        for (x, _) in terms.clone() {
+            match (tape, x.tape) {
+                (Some(a), Some(b)) if !core::ptr::eq(a, b) => return foreign(a, b, value),
+                (None, b) => tape = b,
+                _ => {}
+            }
+            count += x.n as usize;
+        }
+        let Some(t) = tape else {
+            return Var::constant(value);
+        };
+        if count <= 2 {
+            // Fits in a handle: fold it.
+            let mut r = Var::constant(value);
+            for (x, d) in terms {
+                r = r.combine(op, value, S::ONE, x, d);
+            }
+            return Var { value, ..r };
+        }
+        let operands = terms.flat_map(|(x, d)| {
+            let p = x.pair_array();
+            (0..x.n as usize).map(move |k| (p[k].0, p[k].1 * d))
+        });
+        let index = t.push_iter(op, value, count, operands);
+        Var {
+            op,
+            ..Var::node(t, index, value)
+        }
+    }
+
+    /// Sum of a slice as one statement (the constant 0 for an empty slice).
     ///
     /// ```
     /// use autograd_core::{Tape, Var};
@@ -264,13 +344,11 @@ impl<'t, S: Scalar> Var<'t, S> {
     /// # Ok::<(), autograd_core::TapeError>(())
     /// ```
     pub fn sum(xs: &[Self]) -> Self {
-        match xs.split_first() {
-            Some((first, rest)) => rest.iter().fold(*first, |acc, x| acc + *x),
-            None => Var::constant(S::ZERO),
-        }
+        let value = xs.iter().fold(S::ZERO, |s, x| s + x.value);
+        Var::nary(Op::Sum, value, xs.iter().map(|x| (*x, S::ONE)))
     }
 
-    /// Dot product `sum_i a[i] * b[i]`.
+    /// Dot product `sum_i a[i] * b[i]` as one statement.
     ///
     /// # Errors
     /// [`TapeError::LengthMismatch`] if the slices differ in length.
@@ -292,20 +370,45 @@ impl<'t, S: Scalar> Var<'t, S> {
                 right: b.len(),
             });
         }
-        let mut terms = a.iter().zip(b).map(|(x, y)| *x * *y);
-        Ok(match terms.next() {
-            Some(first) => terms.fold(first, |acc, t| acc + t),
-            None => Var::constant(S::ZERO),
-        })
+        let value = a
+            .iter()
+            .zip(b)
+            .fold(S::ZERO, |s, (x, y)| s + x.value * y.value);
+        let terms = a
+            .iter()
+            .zip(b)
+            .flat_map(|(x, y)| [(*x, y.value), (*y, x.value)]);
+        Ok(Var::nary(Op::Dot, value, terms))
     }
+}
+
+/// Two handles from different tapes met: both tapes record the error; the result is unrecorded.
+#[cold]
+#[inline(never)]
+fn foreign<'t, S: Scalar>(a: &'t TapeView<S>, b: &'t TapeView<S>, value: S) -> Var<'t, S> {
+    a.fail(TapeError::ForeignVar);
+    b.fail(TapeError::ForeignVar);
+    Var::node(a, POISON, value)
+}
+
+/// Only reached if a handle with pending pairs had no tape, which no constructor makes.
+#[cold]
+fn unreachable_tape<'t, S: Scalar>() -> &'t TapeView<S> {
+    unreachable!("a handle with pending partials always has a tape")
 }
 
 impl<S: Scalar> fmt::Debug for Var<'_, S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.id() {
-            Some(id) => write!(f, "Var(#{}: {:?})", id.index(), self.value),
-            None if self.tape.is_none() => write!(f, "Var(const {:?})", self.value),
-            None => write!(f, "Var(unrecorded {:?})", self.value),
+        match (self.tape, self.id()) {
+            (None, _) => write!(f, "Var(const {:?})", self.value),
+            (Some(_), Some(id)) => write!(f, "Var(#{}: {:?})", id.index(), self.value),
+            (Some(_), None) => {
+                write!(f, "Var({:?}", self.value)?;
+                for k in 0..self.n as usize {
+                    write!(f, ", d/d#{} = {:?}", self.index[k], self.partial[k])?;
+                }
+                f.write_str(")")
+            }
         }
     }
 }
@@ -323,12 +426,12 @@ impl<'t, S: Scalar> Add for Var<'t, S> {
     #[inline(always)]
     fn add(self, rhs: Self) -> Self {
         if rhs.tape.is_none() {
-            return self.unary(Op::Offset, rhs.value, 0);
+            return self.shift(rhs.value);
         }
         if self.tape.is_none() {
-            return rhs.unary(Op::Offset, self.value, 0);
+            return rhs.shift(self.value);
         }
-        self.binary(rhs, Op::Add)
+        self.binary(Op::Add, rhs)
     }
 }
 
@@ -337,12 +440,12 @@ impl<'t, S: Scalar> Sub for Var<'t, S> {
     #[inline(always)]
     fn sub(self, rhs: Self) -> Self {
         if rhs.tape.is_none() {
-            return self.unary(Op::Offset, -rhs.value, 0);
+            return self.shift(-rhs.value);
         }
         if self.tape.is_none() {
-            return rhs.unary(Op::NegOffset, self.value, 0);
+            return rhs.negate().shift(self.value);
         }
-        self.binary(rhs, Op::Sub)
+        self.binary(Op::Sub, rhs)
     }
 }
 
@@ -350,7 +453,13 @@ impl<'t, S: Scalar> Mul for Var<'t, S> {
     type Output = Self;
     #[inline(always)]
     fn mul(self, rhs: Self) -> Self {
-        self.binary(rhs, Op::Mul)
+        if rhs.tape.is_none() {
+            return self.scale(rhs.value);
+        }
+        if self.tape.is_none() {
+            return rhs.scale(self.value);
+        }
+        self.binary(Op::Mul, rhs)
     }
 }
 
@@ -358,7 +467,11 @@ impl<'t, S: Scalar> Div for Var<'t, S> {
     type Output = Self;
     #[inline(always)]
     fn div(self, rhs: Self) -> Self {
-        self.binary(rhs, Op::Div)
+        if rhs.tape.is_none() {
+            // x / c: the value divides (exactly as plain arithmetic rounds), the partial is 1/c.
+            return self.chain(Op::Scale, self.value / rhs.value, S::ONE / rhs.value);
+        }
+        self.binary(Op::Div, rhs)
     }
 }
 
@@ -366,7 +479,7 @@ impl<'t, S: Scalar> Neg for Var<'t, S> {
     type Output = Self;
     #[inline(always)]
     fn neg(self) -> Self {
-        self.unary(Op::Neg, S::ZERO, 0)
+        self.negate()
     }
 }
 
@@ -493,5 +606,34 @@ impl<'t, S: Scalar> Number for Var<'t, S> {
     #[inline(always)]
     fn min(self, other: Self) -> Self {
         Var::min(self, other)
+    }
+    #[inline(always)]
+    fn square(self) -> Self {
+        Var::square(self)
+    }
+    #[inline(always)]
+    fn mul_f64(self, c: f64) -> Self {
+        Var::scale(self, S::from_f64(c))
+    }
+    #[inline(always)]
+    fn add_f64(self, c: f64) -> Self {
+        Var::shift(self, S::from_f64(c))
+    }
+    #[inline(always)]
+    fn rsub_f64(self, c: f64) -> Self {
+        self.negate().shift(S::from_f64(c))
+    }
+    #[inline(always)]
+    fn mul_add(self, a: Self, b: Self) -> Self {
+        Var::mul_add(self, a, b)
+    }
+    #[inline]
+    fn sum(xs: &[Self]) -> Self {
+        Var::sum(xs)
+    }
+    #[inline]
+    fn dot(a: &[Self], b: &[Self]) -> Self {
+        let n = a.len().min(b.len());
+        Var::dot(&a[..n], &b[..n]).unwrap_or(Var::constant(S::ZERO))
     }
 }

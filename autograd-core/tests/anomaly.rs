@@ -1,27 +1,35 @@
-//! NaN provenance: every report checked against the node indices, values and derivatives worked
-//! out by hand for a small graph.
+//! NaN provenance: every report checked against the statement indices, values and derivatives
+//! worked out by hand for a small tape.
+//!
+//! Slot layout (see `tape.rs`): a leaf takes one slot; a statement with `k` operands takes
+//! `k + 1`, its header last. A result whose value or partial is not finite is written as its own
+//! statement at once, labelled with its operation; finite intermediate results stay in their
+//! handles.
 
 use autograd_core::{AnomalyKind, BackwardError, Dual, Op, Tape, TapeError, Var};
 
 #[test]
-fn ln_of_zero_is_named_with_its_input() {
-    // Nodes: 0 x, 1 ln x, 2 const 2, 3 (ln x) * 2, 4 + 1.
+fn ln_of_zero_is_named_with_its_operand() {
+    // Slots: 0 x; 1-2 ln x = -inf (operand x, partial 1/0 = inf); then * 2 and + 1, each -inf,
+    // each written in turn (slots 3-4 and 5-6).
     let tape = Tape::<f64, 16>::new();
     let x = tape.var(0.0);
     let loss = x.ln() * 2.0 + 1.0;
     assert_eq!(loss.value(), f64::NEG_INFINITY);
+    assert_eq!(tape.len(), 7);
 
     let a = tape.non_finite_origin(loss).unwrap();
-    assert_eq!((a.index, a.op, a.kind), (1, Op::Ln, AnomalyKind::Value));
+    assert_eq!((a.index, a.op, a.kind), (2, Op::Ln, AnomalyKind::Value));
     assert_eq!(a.value, f64::NEG_INFINITY);
     assert_eq!(a.inputs().len(), 1);
+    let input = a.inputs()[0];
     assert_eq!(
-        (a.inputs()[0].index, a.inputs()[0].op, a.inputs()[0].value),
-        (0, Op::Leaf, 0.0)
+        (input.index, input.op, input.value, input.partial),
+        (0, Op::Leaf, 0.0, f64::INFINITY)
     );
     assert_eq!(
         a.to_string(),
-        "node 1 (ln) produced -inf from input node 0 = 0"
+        "statement 2 (ln) produced -inf from operand 0 = 0"
     );
     assert_eq!(tape.first_non_finite(), Some(a));
 
@@ -32,7 +40,7 @@ fn ln_of_zero_is_named_with_its_input() {
     let err = tape.backward_checked(loss).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "non-finite value: node 1 (ln) produced -inf from input node 0 = 0"
+        "non-finite value: statement 2 (ln) produced -inf from operand 0 = 0"
     );
 }
 
@@ -53,13 +61,13 @@ fn a_healthy_tape_has_nothing_to_report_and_checked_backward_matches_backward() 
 #[test]
 fn sqrt_at_zero_is_a_gradient_report() {
     // y = 3 sqrt(x) at 0: y = 0, dy/dx = 3 / (2 sqrt 0) = inf.
-    // Nodes: 0 x, 1 sqrt, 2 const 3, 3 mul.
+    // Slots: 0 x; 1-2 sqrt (value 0, partial inf: written); `* 3` stays in the handle.
     let tape = Tape::<f32, 8>::new();
     let x = tape.var(0.0);
     let y = x.sqrt() * 3.0;
     assert_eq!(tape.backward(y).unwrap().wrt(x), f32::INFINITY);
     let a = tape.first_non_finite().unwrap();
-    assert_eq!((a.index, a.op, a.value), (1, Op::Sqrt, 0.0));
+    assert_eq!((a.index, a.op, a.value), (2, Op::Sqrt, 0.0));
     let inf = f32::INFINITY;
     assert_eq!(
         a.kind,
@@ -73,7 +81,7 @@ fn sqrt_at_zero_is_a_gradient_report() {
     );
     assert_eq!(
         a.to_string(),
-        "backward through node 1 (sqrt) = 0 sent input node 0 = 0 the gradient term \
+        "backward through statement 2 (sqrt) = 0 sent operand 0 = 0 the gradient term \
          3 * inf = inf (adjoint * local derivative)"
     );
     // The value is finite, so only anomaly mode complains.
@@ -83,40 +91,56 @@ fn sqrt_at_zero_is_a_gradient_report() {
 
 #[test]
 fn a_sum_of_finite_terms_that_overflows_is_found() {
-    // f32: y = sin(3e38 x) + sin(3e38 x) at x = 0. Every value is 0; each path gives dy/dx a
-    // term 3e38, finite, but their sum 6e38 overflows f32.
-    // Nodes: 0 x, 1 const, 2 mul, 3 sin, 4 const, 5 mul, 6 sin, 7 add. Backward visits node 5
-    // first (adds 3e38 to x), then node 2 (adds another 3e38: inf).
+    // f32: y = a + b with a = sin(3e38 x), b = sin(3e38 x) written as statements, at x = 0.
+    // Every value is 0; each statement sends dy/dx a term 3e38, finite, but their sum 6e38
+    // overflows f32. Slots: 0 x; 1-2 a; 3-4 b. Backward visits b first, then a: inf.
     let big = 3e38_f32;
     let tape = Tape::<f32, 16>::new();
     let x = tape.var(0.0);
-    let y = (x * big).sin() + (x * big).sin();
+    let a = (x * big).sin().recorded().unwrap();
+    let b = (x * big).sin().recorded().unwrap();
+    let y = a + b;
     assert_eq!(y.value(), 0.0);
     assert_eq!(tape.backward(y).unwrap().wrt(x), f32::INFINITY);
-    let a = tape.first_non_finite().unwrap();
-    assert_eq!((a.index, a.op), (2, Op::Mul));
+    let r = tape.first_non_finite().unwrap();
+    assert_eq!((r.index, r.op), (2, Op::Sin));
     assert_eq!(
-        a.kind,
+        r.kind,
         AnomalyKind::Gradient {
             input: 0,
-            adjoint: 1.0, // cos(0)
-            local: big,
+            adjoint: 1.0,
+            local: big, // cos(0) * 3e38
             contribution: big,
             sum: f32::INFINITY,
         }
     );
     assert!(
-        a.to_string()
+        r.to_string()
             .ends_with(", which overflowed its gradient to inf"),
-        "{a}"
+        "{r}"
     );
-    assert_eq!(tape.backward_checked(y).unwrap_err().anomaly(), Some(&a));
+    assert_eq!(tape.backward_checked(y).unwrap_err().anomaly(), Some(&r));
 }
 
 #[test]
-fn a_gradient_report_with_a_non_finite_input_is_traced_to_its_value() {
+fn a_partial_that_overflows_while_preaccumulating_is_written_and_found() {
+    // The same sum without forcing statements: the handle adds the partials 3e38 + 3e38 = inf
+    // itself, so that addition is written as a statement (slots 1-2, op +) and reported.
+    let big = 3e38_f32;
+    let tape = Tape::<f32, 16>::new();
+    let x = tape.var(0.0);
+    let y = (x * big).sin() + (x * big).sin();
+    assert_eq!(tape.backward(y).unwrap().wrt(x), f32::INFINITY);
+    let r = tape.backward_checked(y).unwrap_err();
+    let r = r.anomaly().unwrap();
+    assert_eq!((r.index, r.op), (2, Op::Add));
+    assert!(matches!(r.kind, AnomalyKind::Gradient { local, .. } if local == f32::INFINITY));
+}
+
+#[test]
+fn a_gradient_report_with_a_non_finite_operand_is_traced_to_its_value() {
     // y = 2^(ln 0) = 2^-inf = 0, finite; but d/dbase = (-inf) 2^(-inf - 1) = -inf * 0 = NaN.
-    // The cause is ln(0), node 2. Nodes: 0 x, 1 base, 2 ln x, 3 pow.
+    // The cause is ln(0). Slots: 0 x, 1 base, 2-3 ln x (-inf), 4-6 pow (NaN partial: written).
     let tape = Tape::<f64, 8>::new();
     let x = tape.var(0.0);
     let base = tape.var(2.0);
@@ -125,24 +149,25 @@ fn a_gradient_report_with_a_non_finite_input_is_traced_to_its_value() {
     assert!(tape.backward(y).unwrap().wrt(base).is_nan());
     let a = tape.backward_checked(y).unwrap_err();
     let a = a.anomaly().unwrap();
-    assert_eq!((a.index, a.op, a.kind), (2, Op::Ln, AnomalyKind::Value));
+    assert_eq!((a.index, a.op, a.kind), (3, Op::Ln, AnomalyKind::Value));
     assert_eq!(tape.first_non_finite().as_ref(), Some(a));
 }
 
 #[test]
-fn the_origin_ignores_nodes_the_result_does_not_use() {
-    // Nodes: 0 a, 1 b, 2 ln b (-inf, unused), 3 a - 1 (0), 4 (a - 1) / b = 0/0, 5 + a.
+fn the_origin_ignores_statements_the_result_does_not_use() {
+    // Slots: 0 a, 1 b, 2-3 ln b (-inf, unused), 4-6 (a - 1) / b = 0/0 (operands a and b),
+    // 7-9 + a.
     let tape = Tape::<f64, 16>::new();
     let (a, b) = (tape.var(1.0), tape.var(0.0));
     let _unused = b.ln();
     let loss = (a - 1.0) / b + a;
     let origin = tape.non_finite_origin(loss).unwrap();
-    assert_eq!((origin.index, origin.op), (4, Op::Div));
+    assert_eq!((origin.index, origin.op), (6, Op::Div));
     assert_eq!(
         origin.to_string(),
-        "node 4 (/) produced NaN from inputs node 3 = 0 and node 1 = 0"
+        "statement 6 (/) produced NaN from operands 0 = 1, 1 = 0"
     );
-    assert_eq!(tape.first_non_finite().unwrap().index, 2);
+    assert_eq!(tape.first_non_finite().unwrap().index, 3);
     // (NaN != NaN, so compare the reports by what they say.)
     let checked = tape.backward_checked(loss).unwrap_err();
     assert_eq!(checked.anomaly().unwrap().to_string(), origin.to_string());
@@ -154,15 +179,14 @@ fn leaves_and_integer_powers_are_named() {
     let x = tape.var(f64::NAN);
     assert_eq!(
         tape.first_non_finite().unwrap().to_string(),
-        "node 0 (leaf) holds NaN"
+        "statement 0 (leaf) holds NaN"
     );
     let z = tape.var(0.0);
     let y = z.powi(-2);
     assert_eq!(
         tape.non_finite_origin(y).unwrap().to_string(),
-        "node 2 (powi -2) produced inf from input node 1 = 0"
+        "statement 3 (powi) produced inf from operand 1 = 0"
     );
-    assert_eq!(tape.non_finite_origin(y).unwrap().exponent, Some(-2));
     let _ = x;
 }
 
@@ -174,9 +198,8 @@ fn tape_errors_pass_through_checked_backward() {
         tape.backward_checked(c).unwrap_err(),
         BackwardError::Tape(TapeError::NotRecorded)
     );
-    let x = tape.var(1.0);
-    let y = x * x * x; // needs 3 nodes
-    let err = tape.backward_checked(y).unwrap_err();
+    let (x, y, z) = (tape.var(1.0), tape.var(2.0), tape.var(3.0)); // the third does not fit
+    let err = tape.backward_checked(x * y * z).unwrap_err();
     assert_eq!(
         err,
         BackwardError::Tape(TapeError::CapacityExceeded { capacity: 2 })
@@ -197,10 +220,10 @@ fn works_on_a_tape_of_dual_numbers() {
     let x = tape.var(Dual::new(0.0, 1.0));
     let y = x.sqrt() + x;
     let a = tape.non_finite_origin(y).unwrap();
-    assert_eq!((a.index, a.op), (1, Op::Sqrt));
+    assert_eq!((a.index, a.op), (2, Op::Sqrt));
     assert_eq!((a.value.re, a.value.eps), (0.0, f64::INFINITY));
     assert_eq!(
         a.to_string(),
-        "node 1 (sqrt) produced 0 + infε from input node 0 = 0 + 1ε"
+        "statement 2 (sqrt) produced 0 + infε from operand 0 = 0 + 1ε"
     );
 }

@@ -1,5 +1,8 @@
-//! The tape's stated semantics: repeated backward, reuse of a node, capacity overflow, rewinding,
+//! The tape's stated semantics: repeated backward, reuse of a value, capacity overflow, rewinding,
 //! leaves, graph export and very long chains.
+//!
+//! Slot counts below follow the layout in `tape.rs`: a leaf is one slot, a statement with `k`
+//! operands `k + 1`; intermediate results that depend on at most two recorded values take none.
 
 use autograd_core::{Node, NodeId, Op, Tape, TapeError, Var};
 
@@ -42,7 +45,7 @@ fn reused_nodes_accumulate() -> Result<(), TapeError> {
     let x = tape.var(3.0);
     assert_eq!(tape.backward(x * x)?.wrt(x), 6.0);
     let a = tape.var(-2.0);
-    let b = a + a;
+    let b = (a + a).recorded()?; // a statement of its own, so dc/db can be read
     let c = b + b; // c = 4a
     let g = tape.backward(c)?;
     assert_eq!((c.value(), g.wrt(a), g.wrt(b)), (-8.0, 4.0, 2.0));
@@ -51,28 +54,31 @@ fn reused_nodes_accumulate() -> Result<(), TapeError> {
 
 #[test]
 fn overflow_is_reported_not_a_panic() {
-    const N: usize = 8;
+    const N: usize = 9;
     let tape = Tape::<f32, N>::new();
     let x = tape.var(0.5);
     let mut y = x;
-    for _ in 0..N - 1 {
-        y = y.sin(); // fills the tape exactly: N nodes
+    for _ in 0..4 {
+        y = y.sin().recorded().unwrap(); // 2 slots each: the tape is exactly full
     }
     assert_eq!(tape.len(), N);
     assert!(tape.check().is_ok());
-    let z = y * y; // operation N + 1
+    // Results that depend on at most two recorded values need no slot: still fine.
+    let z = (y * x).exp();
+    assert_eq!(tape.backward(z).unwrap().wrt(y), z.value() * x.value());
+    // Writing z as a statement needs 3 more slots.
     let err = TapeError::CapacityExceeded { capacity: N };
+    assert_eq!(z.recorded().unwrap_err(), err);
     assert_eq!(tape.len(), N);
     assert_eq!(tape.check(), Err(err));
     assert_eq!(tape.backward(z).unwrap_err(), err);
     // Values stay exact after the overflow.
-    assert_eq!(z.value(), y.value() * y.value());
-    assert_eq!(z.recorded().unwrap_err(), err);
+    assert_eq!(z.value(), libm::expf(y.value() * x.value()));
     assert_eq!((z.exp() + 1.0).recorded().unwrap_err(), err);
     assert_eq!(tape.try_var(2.0).unwrap_err(), err);
     assert_eq!(
         err.to_string(),
-        "tape capacity of 8 nodes exceeded; build a larger `Tape` or rewind it"
+        "tape capacity of 9 slots exceeded; build a larger `Tape` or rewind it"
     );
 }
 
@@ -80,17 +86,31 @@ fn overflow_is_reported_not_a_panic() {
 fn exactly_full_is_fine_and_one_more_overflows() {
     let tape = Tape::<f64, 3>::new();
     let x = tape.var(2.0);
-    let y = x.exp(); // node 1
-    let z = y.sin(); // node 2: tape full
+    let y = x.exp().recorded().unwrap(); // slots 1 and 2: tape full
+    let z = y.sin();
     assert!(tape.check().is_ok());
     assert!((tape.backward(z).unwrap().wrt(x) - 2f64.exp().cos() * 2f64.exp()).abs() < 1e-13);
-    let w = z.cos(); // node 3: does not fit
-    assert_eq!(
-        tape.backward(w).unwrap_err(),
-        TapeError::CapacityExceeded { capacity: 3 }
-    );
+    let w = y.cos().recorded(); // does not fit
+    assert_eq!(w.unwrap_err(), TapeError::CapacityExceeded { capacity: 3 });
     // The failure is sticky: earlier, complete results also report it now.
     assert!(tape.backward(z).is_err());
+}
+
+#[test]
+fn three_recorded_values_write_one_statement() -> Result<(), TapeError> {
+    let tape = Tape::<f64, 16>::new();
+    let (a, b, c) = (tape.var(2.0), tape.var(3.0), tape.var(5.0));
+    let ab = a * b; // depends on two recorded values: no slot
+    assert_eq!(tape.len(), 3);
+    let y = ab * c; // three: one statement, 3 operands + header
+    assert_eq!(tape.len(), 7);
+    assert_eq!(y.id(), Some(NodeId::from_index(6)));
+    let g = tape.backward(y)?;
+    assert_eq!((g.wrt(a), g.wrt(b), g.wrt(c)), (15.0, 10.0, 6.0));
+    let mut operands = Vec::new();
+    tape.for_each_operand(y.id().unwrap(), |i, d| operands.push((i, d)))?;
+    assert_eq!(operands, [(0, 15.0), (1, 10.0), (2, 6.0)]);
+    Ok(())
 }
 
 #[test]
@@ -128,7 +148,10 @@ fn rewind_clears_an_overflow() -> Result<(), TapeError> {
         let v = tape.get(x)?;
         let mut y = v;
         for _ in 0..10 {
-            y = y.sin();
+            match y.sin().recorded() {
+                Ok(next) => y = next,
+                Err(_) => break,
+            }
         }
         assert!(tape.backward(y).is_err());
     }
@@ -142,19 +165,25 @@ fn rewind_clears_an_overflow() -> Result<(), TapeError> {
 fn leaves_and_nodes_are_checked() {
     let mut tape = Tape::<f64, 8>::new();
     let x = tape.var(1.0);
-    let y = x.exp();
+    let y = x.exp().recorded().unwrap();
+    assert_eq!(x.exp().id(), None); // an intermediate result has no statement of its own
     let (xi, yi) = (x.id().unwrap(), y.id().unwrap());
     assert_eq!(
         tape.set_value(yi, 3.0),
-        Err(TapeError::NotALeaf { index: 1 })
+        Err(TapeError::NotALeaf { index: 2 })
     );
     assert_eq!(
         tape.set_value(NodeId::from_index(7), 3.0),
-        Err(TapeError::UnknownNode { index: 7, len: 2 })
+        Err(TapeError::UnknownNode { index: 7, len: 3 })
+    );
+    // Slot 1 is y's operand, not a statement.
+    assert_eq!(
+        tape.node(NodeId::from_index(1)),
+        Err(TapeError::UnknownNode { index: 1, len: 3 })
     );
     assert!(tape.set_value(xi, 3.0).is_ok());
     let node: Node<f64> = tape.node(yi).unwrap();
-    assert_eq!((node.op(), node.inputs()[0]), (Op::Exp, 0));
+    assert_eq!((node.op, node.operands, node.value), (Op::Exp, 1, libm::exp(1.0)));
 }
 
 #[test]
@@ -208,23 +237,23 @@ digraph tape {
   n0 [label=\"{ #0 | leaf | data 1 | grad 0.5 }\"];
   n1 [label=\"{ #1 | leaf | data 0.5 | grad 1 }\"];
   n2 [label=\"{ #2 | leaf | data 0.1 | grad 1 }\"];
-  n3 [label=\"{ #3 | * | data 0.5 | grad 1 }\"];
-  n0 -> n3;
-  n1 -> n3;
-  n4 [label=\"{ #4 | + | data 0.6 | grad 1 }\"];
-  n3 -> n4;
-  n2 -> n4;
+  n6 [label=\"{ #6 | + | data 0.6 | grad 1 }\"];
+  n0 -> n6 [label=\"0.5\"];
+  n1 -> n6 [label=\"1\"];
+  n2 -> n6 [label=\"1\"];
 }
 ";
     assert_eq!(out, expected);
     Ok(())
 }
 
-/// A 1,000,000-node chain x = sin(x): backward is a loop, so no stack overflow. The tape (24 MB)
-/// is boxed on a thread whose stack can hold it while `Tape::new` builds it.
+/// A chain of 500,000 statements x = sin(x), each written (1,000,001 slots): backward is a loop,
+/// so no stack overflow. The tape (24 MB) is boxed on a thread whose stack can hold it while
+/// `Tape::new` builds it.
 #[test]
-fn million_node_chain_differentiates_without_recursion() {
-    const N: usize = 1_000_001;
+fn million_slot_chain_differentiates_without_recursion() {
+    const STEPS: usize = 500_000;
+    const N: usize = 2 * STEPS + 1;
     let handle = std::thread::Builder::new()
         .stack_size(256 << 20)
         .spawn(|| {
@@ -233,16 +262,23 @@ fn million_node_chain_differentiates_without_recursion() {
             let mut x = x0;
             let mut reference = 1.0_f64;
             let mut slope = 1.0_f64; // product of cos along the chain, computed independently
-            for _ in 0..N - 1 {
+            for _ in 0..STEPS {
                 slope *= libm::cos(reference);
                 reference = libm::sin(reference);
-                x = x.sin();
+                x = x.sin().recorded().unwrap();
             }
             assert_eq!(tape.len(), N);
             let d = tape.backward(x).unwrap().wrt(x0);
             assert_eq!(x.value(), reference);
             // Same factors multiplied in the opposite order: rounding differs by at most ~N ulps.
             assert!((d - slope).abs() <= 1e-9 * slope.abs(), "{d} vs {slope}");
+            // The same chain left in the handle (no statements) gives the same derivative.
+            let mut y = x0;
+            for _ in 0..STEPS {
+                y = y.sin();
+            }
+            let d2 = tape.backward(y).unwrap().wrt(x0);
+            assert!((d2 - slope).abs() <= 1e-9 * slope.abs(), "{d2} vs {slope}");
         })
         .unwrap();
     handle.join().unwrap();
@@ -260,7 +296,7 @@ fn backward_above_a_mark_sweeps_only_the_new_nodes() -> Result<(), TapeError> {
     let full = tape.backward(y)?;
     assert_eq!(full.wrt(x), 12.0);
     assert_eq!(full.wrt(p), 4.0 + 6.0 * 9f64.cos());
-    // Above the mark: x's gradient is the same, nodes below read 0 (not stale values).
+    // Above the mark: x's gradient is the same, statements below read 0 (not stale values).
     let g = tape.backward_above(y, mark)?;
     assert_eq!(g.wrt(x), 12.0);
     assert_eq!((g.wrt(p), g.wrt(below)), (0.0, 0.0));
