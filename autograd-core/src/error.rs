@@ -72,7 +72,10 @@ impl fmt::Display for TapeError {
                 write!(f, "statement {index} is not a leaf; only leaves can be set")
             }
             TapeError::UnknownNode { index, len } => {
-                write!(f, "slot {index} is not a statement of the tape ({len} slots in use)")
+                write!(
+                    f,
+                    "slot {index} is not a statement of the tape ({len} slots in use)"
+                )
             }
             TapeError::LengthMismatch { left, right } => {
                 write!(f, "slices of different lengths ({left} and {right})")

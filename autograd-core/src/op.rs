@@ -62,7 +62,7 @@ macro_rules! operations {
         impl<'t, S: Scalar> crate::Var<'t, S> {
             $(
                 $(#[$udoc])*
-                #[inline]
+                #[inline(always)]
                 $vis fn $method(self $(, $p: $P)?) -> Self {
                     let $x = self.value();
                     let $y: S = $value;

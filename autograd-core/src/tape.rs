@@ -551,6 +551,45 @@ impl<S: Scalar> TapeView<S> {
         (len + n) as u32
     }
 
+    /// Appends a statement with `nx` operands from `x` followed by `ny` from `y` (each at most
+    /// 2): the merge of two handles' pending pairs. Writes a fixed five slots when they fit.
+    #[inline(always)]
+    pub(crate) fn push_merge(
+        &self,
+        op: Op,
+        value: S,
+        x: [(u32, S); 2],
+        nx: usize,
+        y: [(u32, S); 2],
+        ny: usize,
+    ) -> u32 {
+        let Ok(mut slots) = self.slots.try_borrow_mut() else {
+            return self.fail(TapeError::Busy);
+        };
+        let len = self.len.get() as usize;
+        let (nx, ny) = (nx & 3, ny & 3);
+        let n = (nx + ny).min(4);
+        match slots.get_mut(len..len + 5) {
+            Some(w) if nx <= 2 && ny <= 2 => {
+                w[0] = Slot::operand(x[0].0, x[0].1);
+                w[1] = Slot::operand(x[1].0, x[1].1);
+                w[nx] = Slot::operand(y[0].0, y[0].1);
+                w[nx + 1] = Slot::operand(y[1].0, y[1].1);
+                w[n] = Slot::header(value, op, n);
+            }
+            _ => {
+                drop(slots);
+                let z = (0, S::ZERO);
+                let mut operands = [x[0], x[1], z, z];
+                operands[nx.min(2)] = y[0];
+                operands[(nx + 1).min(3)] = y[1];
+                return self.push4(op, value, operands, n);
+            }
+        }
+        self.len.set((len + n + 1) as u32);
+        (len + n) as u32
+    }
+
     /// Appends a statement whose operands come from an iterator of known length `count`
     /// (`dot`, `sum`); returns the header's index or `POISON`.
     pub(crate) fn push_iter(

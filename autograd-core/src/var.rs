@@ -182,18 +182,16 @@ impl<'t, S: Scalar> Var<'t, S> {
             ..self
         };
         // One product tests the value and both partials (an unused partial is 0).
-        if self.tape.is_some() && !(value * partial[0] * partial[1]).is_finite() {
-            return r.non_finite();
+        if let Some(t) = self.tape {
+            if !(value * partial[0] * partial[1]).is_finite() {
+                let written = non_finite(t, op, value, r.index, partial, r.n);
+                return Var {
+                    op,
+                    ..Var::node(t, written, value)
+                };
+            }
         }
         r
-    }
-
-    /// A result whose value or derivative is not finite is written at once as its own statement,
-    /// labelled with the operation that produced it, so NaN provenance names that operation.
-    #[cold]
-    #[inline(never)]
-    fn non_finite(self) -> Self {
-        self.written()
     }
 
     /// The result of a two-input operation: `dx`, `dy` are its partials with respect to `self`
@@ -230,12 +228,16 @@ impl<'t, S: Scalar> Var<'t, S> {
             (2, 2) if i[0] == j[1] && i[1] == j[0] => self.with_partials(a0 + b1, a1 + b0),
             // More than two recorded values: one statement holds them all.
             (nx, ny) => {
-                let (nx, ny) = (nx as usize, ny as usize);
-                let mut operands = [(i[0], a0), (i[1], a1), (0, S::ZERO), (0, S::ZERO)];
-                operands[nx] = (j[0], b0);
-                operands[nx + 1] = (j[1], b1);
                 let t = tape.unwrap_or_else(|| unreachable_tape());
-                let index = t.push4(op, value, operands, nx + ny);
+                let x = [(i[0], a0), (i[1], a1)];
+                let index = t.push_merge(
+                    op,
+                    value,
+                    x,
+                    nx as usize,
+                    [(j[0], b0), (j[1], b1)],
+                    ny as usize,
+                );
                 return Var {
                     op,
                     ..Var::node(t, index, value)
@@ -248,8 +250,14 @@ impl<'t, S: Scalar> Var<'t, S> {
             op,
             ..r
         };
-        if tape.is_some() && !(value * r.partial[0] * r.partial[1]).is_finite() {
-            return r.non_finite();
+        if let Some(t) = tape {
+            if !(value * r.partial[0] * r.partial[1]).is_finite() {
+                let written = non_finite(t, op, value, r.index, r.partial, r.n);
+                return Var {
+                    op,
+                    ..Var::node(t, written, value)
+                };
+            }
         }
         r
     }
@@ -380,6 +388,28 @@ impl<'t, S: Scalar> Var<'t, S> {
             .flat_map(|(x, y)| [(*x, y.value), (*y, x.value)]);
         Ok(Var::nary(Op::Dot, value, terms))
     }
+}
+
+/// A result whose value or partial is not finite is written at once as its own statement,
+/// labelled with the operation that produced it, so NaN provenance names that operation. (Cold
+/// and out of line, taking plain values: the hot path never spills a handle to memory for it.)
+#[cold]
+#[inline(never)]
+fn non_finite<S: Scalar>(
+    t: &TapeView<S>,
+    op: Op,
+    value: S,
+    index: [u32; 2],
+    partial: [S; 2],
+    n: u8,
+) -> u32 {
+    let operands = [
+        (index[0], partial[0]),
+        (index[1], partial[1]),
+        (0, S::ZERO),
+        (0, S::ZERO),
+    ];
+    t.push4(op, value, operands, n as usize)
 }
 
 /// Two handles from different tapes met: both tapes record the error; the result is unrecorded.

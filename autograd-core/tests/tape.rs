@@ -183,7 +183,10 @@ fn leaves_and_nodes_are_checked() {
     );
     assert!(tape.set_value(xi, 3.0).is_ok());
     let node: Node<f64> = tape.node(yi).unwrap();
-    assert_eq!((node.op, node.operands, node.value), (Op::Exp, 1, libm::exp(1.0)));
+    assert_eq!(
+        (node.op, node.operands, node.value),
+        (Op::Exp, 1, libm::exp(1.0))
+    );
 }
 
 #[test]
