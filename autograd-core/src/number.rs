@@ -121,4 +121,10 @@ pub trait Number:
     fn dot(a: &[Self], b: &[Self]) -> Self {
         a.iter().zip(b).fold(Self::zero(), |s, (x, y)| s + *x * *y)
     }
+    /// `w · x + b` over the shorter length: a neuron's pre-activation (one statement on a tape,
+    /// the whole sum evaluated in that order: `((b + w0 x0) + w1 x1) + ...`).
+    #[inline]
+    fn affine(w: &[Self], x: &[Self], b: Self) -> Self {
+        w.iter().zip(x).fold(b, |s, (wi, xi)| s + *wi * *xi)
+    }
 }

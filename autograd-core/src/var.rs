@@ -306,17 +306,20 @@ impl<'t, S: Scalar> Var<'t, S> {
         )
     }
 
-    /// One statement `value = sum_k d_k x_k` over the handles' pending pairs.
+    /// One statement `value = sum_k d_k x_k` over the handles' pending pairs. Terms whose
+    /// partial is exactly zero are left out (a product with a dead relu costs nothing).
     fn nary(op: Op, value: S, terms: impl Iterator<Item = (Self, S)> + Clone) -> Self {
         let mut tape: Option<&'t TapeView<S>> = None;
         let mut count = 0;
-        for (x, _) in terms.clone() {
+        for (x, d) in terms.clone() {
             match (tape, x.tape) {
                 (Some(a), Some(b)) if !core::ptr::eq(a, b) => return foreign(a, b, value),
                 (None, b) => tape = b,
                 _ => {}
             }
-            count += x.n as usize;
+            if !d.is_zero() {
+                count += x.n as usize;
+            }
         }
         let Some(t) = tape else {
             return Var::constant(value);
@@ -324,12 +327,12 @@ impl<'t, S: Scalar> Var<'t, S> {
         if count <= 2 {
             // Fits in a handle: fold it.
             let mut r = Var::constant(value);
-            for (x, d) in terms {
+            for (x, d) in terms.filter(|(_, d)| !d.is_zero()) {
                 r = r.combine(op, value, S::ONE, x, d);
             }
             return Var { value, ..r };
         }
-        let operands = terms.flat_map(|(x, d)| {
+        let operands = terms.filter(|(_, d)| !d.is_zero()).flat_map(|(x, d)| {
             let p = x.pair_array();
             (0..x.n as usize).map(move |k| (p[k].0, p[k].1 * d))
         });
@@ -354,6 +357,43 @@ impl<'t, S: Scalar> Var<'t, S> {
     pub fn sum(xs: &[Self]) -> Self {
         let value = xs.iter().fold(S::ZERO, |s, x| s + x.value);
         Var::nary(Op::Sum, value, xs.iter().map(|x| (*x, S::ONE)))
+    }
+
+    /// `w · x + b` as one statement (a neuron's pre-activation), summed in the order
+    /// `((b + w0 x0) + w1 x1) + ...` like [`Number::affine`] on plain numbers.
+    ///
+    /// # Errors
+    /// [`TapeError::LengthMismatch`] if `w` and `x` differ in length.
+    ///
+    /// ```
+    /// use autograd_core::{Tape, Var};
+    /// let tape = Tape::<f64, 16>::new();
+    /// let w = [tape.var(0.5), tape.var(-1.0)];
+    /// let b = tape.var(0.25);
+    /// let y = Var::affine(&w, &[Var::constant(4.0), Var::constant(3.0)], b)?;
+    /// assert_eq!(y.value(), -0.75);
+    /// let g = tape.backward(y)?;
+    /// assert_eq!((g.wrt(w[0]), g.wrt(w[1]), g.wrt(b)), (4.0, 3.0, 1.0));
+    /// assert_eq!(tape.len(), 3 + 4); // three leaves, then 3 operands and a header
+    /// # Ok::<(), autograd_core::TapeError>(())
+    /// ```
+    pub fn affine(w: &[Self], x: &[Self], b: Self) -> Result<Self, TapeError> {
+        if w.len() != x.len() {
+            return Err(TapeError::LengthMismatch {
+                left: w.len(),
+                right: x.len(),
+            });
+        }
+        let value = w
+            .iter()
+            .zip(x)
+            .fold(b.value, |s, (wi, xi)| s + wi.value * xi.value);
+        let terms = w
+            .iter()
+            .zip(x)
+            .flat_map(|(wi, xi)| [(*wi, xi.value), (*xi, wi.value)])
+            .chain(core::iter::once((b, S::ONE)));
+        Ok(Var::nary(Op::Dot, value, terms))
     }
 
     /// Dot product `sum_i a[i] * b[i]` as one statement.
@@ -665,5 +705,10 @@ impl<'t, S: Scalar> Number for Var<'t, S> {
     fn dot(a: &[Self], b: &[Self]) -> Self {
         let n = a.len().min(b.len());
         Var::dot(&a[..n], &b[..n]).unwrap_or(Var::constant(S::ZERO))
+    }
+    #[inline]
+    fn affine(w: &[Self], x: &[Self], b: Self) -> Self {
+        let n = w.len().min(x.len());
+        Var::affine(&w[..n], &x[..n], b).unwrap_or(Var::constant(S::ZERO))
     }
 }

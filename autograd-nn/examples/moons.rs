@@ -33,9 +33,9 @@ const N: usize = 100;
 const STEPS: usize = 100;
 /// The whole batch on one tape, so a step is one backward sweep: the parameters, the penalty
 /// (2P + 1), and per sample 2 inputs + the forward pass + the hinge (4 nodes) + the sum.
-const TAPE_NODES: usize = P + 2 * P + 1 + N * (2 + MODEL.forward_nodes() + 5) + 8;
+const TAPE_NODES: usize = P + 2 * P + 1 + N * (2 + MODEL.forward_slots() + 5) + 8;
 /// The parameters, the penalty and one sample.
-const SMALL_TAPE_NODES: usize = P + 2 * P + 1 + (2 + MODEL.forward_nodes() + 5) + 8;
+const SMALL_TAPE_NODES: usize = P + 2 * P + 1 + (2 + MODEL.forward_slots() + 5) + 8;
 const USAGE: &str = "usage: moons [--small-tape] [OUT.svg [SEED]]";
 
 fn main() -> ExitCode {
@@ -162,7 +162,7 @@ pub fn train(seed: u64, verbose: bool, small_tape: bool) -> Result<MoonsRun, NnE
              micrograd in Python: about 2.9 s)",
             seconds_per_step * 1e3,
             trainer.sweeps(),
-            trainer.nodes_per_sample()
+            trainer.slots_per_sample()
         );
     }
     Ok(MoonsRun {

@@ -20,7 +20,7 @@ const P: usize = MODEL.param_count();
 const N: usize = 300;
 /// The whole batch on one tape: parameters, then per sample 2 inputs, the forward pass, the
 /// log-sum-exp over 3 logits (about 12 nodes) and the sum.
-const TAPE_NODES: usize = P + N * (2 + MODEL.forward_nodes() + 16) + 8;
+const TAPE_NODES: usize = P + N * (2 + MODEL.forward_slots() + 16) + 8;
 
 fn main() -> ExitCode {
     let seed = match std::env::args().nth(1).map(|s| s.parse::<u64>()) {

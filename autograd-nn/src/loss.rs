@@ -181,12 +181,5 @@ pub enum Reduction {
 /// assert_eq!(autograd_nn::l2_penalty(0.5, &[1.0_f64, -2.0]), 2.5);
 /// ```
 pub fn l2_penalty<T: Number>(alpha: f64, params: &[T]) -> T {
-    let mut sum = T::zero();
-    if let Some((first, rest)) = params.split_first() {
-        sum = first.square();
-        for p in rest {
-            sum = sum + p.square();
-        }
-    }
-    T::from_f64(alpha) * sum
+    T::dot(params, params).mul_f64(alpha)
 }

@@ -79,11 +79,7 @@ pub enum Init {
 /// ```
 #[inline]
 pub fn neuron<T: Number>(weights: &[T], bias: T, x: &[T], act: Activation) -> T {
-    let mut sum = bias;
-    for (w_i, x_i) in weights.iter().zip(x) {
-        sum = sum + *w_i * *x_i;
-    }
-    act.apply(sum)
+    act.apply(T::affine(weights, x, bias))
 }
 
 /// One dense layer of an [`Mlp`]: where its parameters sit in the network's parameter slice,
@@ -254,27 +250,22 @@ impl<const D: usize> Mlp<D> {
         total
     }
 
-    /// Tape nodes one [`forward`](Self::forward) pass records on `Var` parameters and recorded
-    /// inputs: `n_out * 2 * n_in` per layer (a product and a sum per weight) plus one node per
-    /// neuron for tanh, relu and sigmoid, two for leaky relu (its slope is recorded as a
-    /// constant) and none for linear. Used to size tapes.
+    /// At most how many tape slots one [`forward`](Self::forward) pass takes on `Var`
+    /// parameters: each neuron is one statement `w · x + b` with an operand per weight, per
+    /// recorded input and for the bias, plus its header: `n_out * (2 n_in + 2)` per layer
+    /// (fewer when inputs are constants or a relu is inactive: a zero partial is left out; the
+    /// activation itself costs no slot). Used to size tapes.
     ///
     /// ```
     /// use autograd_nn::{Activation, Mlp};
     /// let m = Mlp::new([2, 16, 16, 1], Activation::Relu, Activation::Linear);
-    /// assert_eq!(m.forward_nodes(), 16 * (4 + 1) + 16 * (32 + 1) + 32);
+    /// assert_eq!(m.forward_slots(), 16 * (4 + 2) + 16 * (32 + 2) + (32 + 2));
     /// ```
-    pub const fn forward_nodes(&self) -> usize {
+    pub const fn forward_slots(&self) -> usize {
         let mut total = 0;
         let mut l = 0;
         while l + 1 < D {
-            let act = if l + 2 == D { self.output } else { self.hidden };
-            let per_neuron = match act {
-                Activation::Linear => 0,
-                Activation::LeakyRelu(_) => 2,
-                _ => 1,
-            };
-            total += self.sizes[l + 1] * (2 * self.sizes[l] + per_neuron);
+            total += self.sizes[l + 1] * (2 * self.sizes[l] + 2);
             l += 1;
         }
         total
@@ -295,8 +286,8 @@ impl<const D: usize> Mlp<D> {
     /// Evaluates the network at `input`, writing `outputs()` values into `output`.
     ///
     /// Generic over the number type: `f64` parameters give plain inference, `Var` parameters
-    /// record the pass on their tape (`2 * n_in + 1` nodes per neuron plus nothing for a linear
-    /// output), dual numbers carry forward-mode derivatives.
+    /// record the pass on their tape (one statement per neuron, see
+    /// [`forward_slots`](Self::forward_slots)), dual numbers carry forward-mode derivatives.
     ///
     /// # Errors
     /// [`NnError::LengthMismatch`] if a slice has the wrong length.

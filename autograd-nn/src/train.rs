@@ -253,8 +253,8 @@ const CHUNK_RESERVE: usize = 4;
 /// loss here is a sum over samples plus a penalty (recorded with the first chunk). Nothing is
 /// allocated: the tape, the parameters and the gradient are all fixed-size.
 ///
-/// Sizing: a sample costs `I` input leaves, [`Mlp::forward_nodes`], the loss's nodes and one
-/// addition; the penalty costs `2P + 1`. The trainer measures a sample's cost on the first one
+/// Sizing: a sample costs at most [`Mlp::forward_slots`] plus a few slots for its loss and the
+/// running sum (inputs are constants, which cost nothing); the penalty costs `2P + 1`. The trainer measures a sample's cost on the first one
 /// and never starts a sample it has no room for. A tape that cannot hold `P` parameters plus one
 /// sample is reported as [`NnError::Tape`] with the capacity.
 ///
@@ -280,7 +280,7 @@ pub struct Trainer<'t, S: Scalar, const P: usize> {
     tape: &'t mut TapeView<S>,
     ids: [NodeId; P],
     params_end: Mark,
-    nodes_per_sample: usize,
+    slots_per_sample: usize,
     sweeps: usize,
     grads: [S; P],
 }
@@ -289,7 +289,7 @@ impl<'t, S: Scalar, const P: usize> Trainer<'t, S, P> {
     /// Clears `tape` and records the `P` parameters on it as leaves.
     ///
     /// # Errors
-    /// [`NnError::Tape`] if the tape cannot hold `P` nodes.
+    /// [`NnError::Tape`] if the tape cannot hold `P` leaves.
     pub fn new(tape: &'t mut TapeView<S>, params: &[S; P]) -> Result<Self, NnError> {
         tape.clear();
         let mut ids = [None; P];
@@ -302,7 +302,7 @@ impl<'t, S: Scalar, const P: usize> Trainer<'t, S, P> {
             tape,
             ids,
             params_end,
-            nodes_per_sample: 0,
+            slots_per_sample: 0,
             sweeps: 0,
             grads: [S::ZERO; P],
         })
@@ -319,9 +319,9 @@ impl<'t, S: Scalar, const P: usize> Trainer<'t, S, P> {
         self.sweeps
     }
 
-    /// Tape nodes one sample took, as measured (0 before the first sample).
-    pub fn nodes_per_sample(&self) -> usize {
-        self.nodes_per_sample
+    /// Tape slots one sample took, as measured (0 before the first sample).
+    pub fn slots_per_sample(&self) -> usize {
+        self.slots_per_sample
     }
 
     /// The gradient of `objective` at `params` over `batch`, into [`grads`](Self::grads);
@@ -372,11 +372,13 @@ impl<'t, S: Scalar, const P: usize> Trainer<'t, S, P> {
             let mut overflow = false;
             while end < batch.len() && end - start < max_chunk {
                 let before = tape.len();
-                if end > start && capacity - before < self.nodes_per_sample + CHUNK_RESERVE {
+                if end > start && capacity - before < self.slots_per_sample + CHUNK_RESERVE {
                     break;
                 }
                 let s = &batch[end];
-                let x: [Var<'_, S>; I] = core::array::from_fn(|k| tape.var(S::from_f64(s.x[k])));
+                // Inputs are constants: no gradient is asked of them, so they cost no slot.
+                let x: [Var<'_, S>; I] =
+                    core::array::from_fn(|k| Var::constant(S::from_f64(s.x[k])));
                 let mut out = [Var::constant(S::ZERO); MAX_WIDTH];
                 model.forward(&vars, &x, &mut out[..outputs])?;
                 let l = objective.loss.sample(&out[..outputs], s.y);
@@ -388,7 +390,7 @@ impl<'t, S: Scalar, const P: usize> Trainer<'t, S, P> {
                     overflow = true;
                     break;
                 }
-                self.nodes_per_sample = self.nodes_per_sample.max(tape.len() - before);
+                self.slots_per_sample = self.slots_per_sample.max(tape.len() - before);
                 chunk_loss += l.value().to_f64();
                 let values: [f64; MAX_WIDTH] = core::array::from_fn(|k| out[k].value().to_f64());
                 chunk_correct += usize::from(objective.loss.is_correct(&values[..outputs], s.y));
@@ -409,7 +411,11 @@ impl<'t, S: Scalar, const P: usize> Trainer<'t, S, P> {
             }
             if overflow || tape.check().is_err() {
                 let fitted = end - start;
-                if fitted > 1 {
+                if overflow && fitted >= 1 {
+                    // A sample costlier than the ones measured so far did not fit (costs vary:
+                    // an inactive relu costs nothing): retry with the samples that did.
+                    max_chunk = fitted;
+                } else if fitted > 1 {
                     // Retry with fewer samples (room for the reduction was too tight).
                     max_chunk = fitted - 1;
                 } else if penalty_pending && max_chunk > 0 {

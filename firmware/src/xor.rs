@@ -117,7 +117,7 @@ pub fn train(tape: &mut DeviceTape, timer: &InstructionCounter, report: &mut Rep
             result.steps += 1;
             if result.steps == 1 {
                 first_loss = stats.loss;
-                result.nodes_per_step = PARAMS + data.len() * trainer.nodes_per_sample();
+                result.nodes_per_step = PARAMS + data.len() * trainer.slots_per_sample();
                 report.check(trainer.sweeps() == 1, "xor: one backward sweep per step");
             }
             if signs_right(&params, &data) {
