@@ -406,9 +406,16 @@ impl<S: Scalar> TapeView<S> {
     /// `Some((i, slot))`, else up to the term that makes the sum non-finite; returns that step's
     /// report.
     fn replay_sum(&self, k: usize, end: usize, stop: Option<(usize, usize)>) -> Option<Anomaly<S>> {
+        let seed = self.last_seed();
         let step = self
             .with_slots(|slots| {
+                // The sweep seeds the output's own pairs first, then adds the statements' terms.
                 let mut sum = S::ZERO;
+                for (i, d) in seed {
+                    if i as usize == k {
+                        sum += d;
+                    }
+                }
                 let mut p = end.min(slots.len());
                 while p > k + 1 {
                     let h = p - 1;

@@ -171,6 +171,9 @@ pub struct TapeView<S: Scalar, B: ?Sized = [Slot<S>]> {
     /// below `len` is zero (slots are written with a zero adjoint), so the next sweep clears
     /// only this range.
     dirty: Cell<(u32, u32)>,
+    /// The `(index, partial)` pairs the last sweep was seeded with (unused ones `POISON`): the
+    /// anomaly scan adds them first when it replays a gradient's sum.
+    seed: Cell<[(u32, S); 2]>,
     scalar: PhantomData<S>,
     slots: RefCell<B>,
 }
@@ -187,6 +190,7 @@ impl<S: Scalar, const N: usize> Tape<S, N> {
                 error: Cell::new(None),
                 len: Cell::new(0),
                 dirty: Cell::new((0, 0)),
+                seed: Cell::new([(POISON, S::ZERO); 2]),
                 scalar: PhantomData,
                 slots: RefCell::new([Slot::EMPTY; N]),
             },
@@ -285,6 +289,7 @@ impl<S: Scalar> TapeView<S> {
         let hi = hi.min(len);
         self.dirty.set((lo.min(hi), hi));
         self.error.set(None);
+        self.seed.set([(POISON, S::ZERO); 2]);
     }
 
     /// Discards everything.
@@ -443,13 +448,16 @@ impl<S: Scalar> TapeView<S> {
         for slot in &mut slots[(dirty_lo as usize).min(dirty_hi)..dirty_hi] {
             slot.adj = S::ZERO;
         }
-        for &(i, d) in pairs {
+        let mut seed = [(POISON, S::ZERO); 2];
+        for (k, &(i, d)) in pairs.iter().enumerate() {
             if let Some(s) = slots.get_mut(i as usize) {
                 if !ABOVE || i as usize >= lo {
                     s.adj += d;
+                    seed[k] = (i, d);
                 }
             }
         }
+        self.seed.set(seed);
         let mut p = root;
         while p > lo {
             let h = p - 1;
@@ -620,6 +628,11 @@ impl<S: Scalar> TapeView<S> {
         w[k] = Slot::header(value, op, k);
         self.len.set((len + k + 1) as u32);
         (len + k) as u32
+    }
+
+    /// The seed of the last sweep (see the field).
+    pub(crate) fn last_seed(&self) -> [(u32, S); 2] {
+        self.seed.get()
     }
 
     /// Runs `f` on the slots in use (for the anomaly scan and the graph export).
