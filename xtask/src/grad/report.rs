@@ -111,7 +111,9 @@ fn gradient_columns(results: &[PointResult]) -> Vec<(&'static str, bool)> {
 pub fn text(source: &str, read_as: &str, names: &[String], results: &[PointResult]) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "expression: {}", source.trim().replace('\n', "; "));
-    if read_as != source.trim() {
+    // With statements the result is one of several; "read as" shows single expressions only.
+    let single = !source.trim().contains(['\n', ';']);
+    if single && read_as != source.trim() {
         let _ = writeln!(out, "read as: {read_as}");
     }
     let _ = writeln!(
