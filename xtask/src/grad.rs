@@ -136,14 +136,20 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     };
     let parsed = autograd_expr::parse(source)
         .map_err(|e| format!("cannot read the expression: {}", e.render(source)))?;
-    if o.at.is_empty() {
-        let names = parsed.inputs().join(", ");
+    let points = if !o.at.is_empty() {
+        points::parse(&o.at)?
+    } else if parsed.inputs().is_empty() {
+        // A constant expression (`2^10`) has one point, with no inputs.
+        points::Points {
+            names: Vec::new(),
+            rows: vec![Vec::new()],
+        }
+    } else {
         return Err(format!(
             "no point given: add --at with a value for each input ({})",
-            if names.is_empty() { "none" } else { &names }
+            parsed.inputs().join(", ")
         ));
-    }
-    let points = points::parse(&o.at)?;
+    };
     let names: Vec<&str> = points.names.iter().map(|s| s.as_str()).collect();
     let f = parsed.with_input_order(&names).map_err(|e| {
         format!(

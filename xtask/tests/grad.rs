@@ -210,6 +210,10 @@ fn bad_input_exits_2_with_a_caret_never_a_panic() {
         assert!(run.stderr.contains(says), "{args:?}: {}", run.stderr);
         assert!(!run.stderr.contains("panicked"), "{args:?}");
     }
+    // A constant needs no --at.
+    let run = xtask(&["2^10 - 24"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("value = 1000"), "{}", run.stdout);
     let help = xtask(&["--help"]);
     assert_eq!(help.code, 0);
     assert!(help.stdout.contains("--steps FILE"));

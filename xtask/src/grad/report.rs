@@ -122,7 +122,15 @@ pub fn text(source: &str, read_as: &str, names: &[String], results: &[PointResul
          differences (step h = cbrt(eps) max(1, |x|))\n"
     );
     let with_f32 = results.first().is_some_and(|r| r.f32.is_some());
-    if names.len() == 1 {
+    if names.is_empty() {
+        for r in results {
+            let _ = writeln!(
+                out,
+                "value = {} (no inputs: nothing to differentiate)",
+                num(r.value)
+            );
+        }
+    } else if names.len() == 1 {
         let name = &names[0];
         let dname = format!("df/d{name}");
         let mut columns = vec![(name.as_str(), false), ("f", false)];
