@@ -46,7 +46,8 @@ Options:
                    for each input, with the default step marked; the table gains the best h
   -h, --help       this text
 
-Exit code 0 on success, 2 on a bad expression or bad options (with the column of the error).
+Exit code 0 on success; 1 if reverse and forward mode (or the two Hessians) disagree beyond
+rounding; 2 on a bad expression or bad options (with the column of the error).
 ";
 
 /// What the command line asked for.
@@ -179,6 +180,10 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
             report::text(source, &read_as, &points.names, &results)
         );
     }
+    let disagreements = disagreements(&points.names, &results);
+    for d in &disagreements {
+        eprintln!("error: {d}");
+    }
     if let Some(path) = &o.graph {
         let is_dot = path
             .extension()
@@ -194,7 +199,42 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     if let Some(path) = &o.steps {
         write(path, &plot::svg(source, &points.names, &results), o.json)?;
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(if disagreements.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// Where the two exact modes disagree beyond `Tolerance::between_modes` (rounding only):
+/// reverse vs forward gradients, forward over reverse vs forward over forward Hessians. Entries
+/// that are not finite in both are not judged (the table shows them).
+fn disagreements(names: &[String], results: &[compute::PointResult]) -> Vec<String> {
+    let tol = autograd_core::Tolerance::between_modes::<f64>();
+    let judged = |a: f64, b: f64| a.is_finite() && b.is_finite() && !tol.allows(a, b);
+    let mut out = Vec::new();
+    for (p, r) in results.iter().enumerate() {
+        for (i, name) in names.iter().enumerate() {
+            if judged(r.reverse[i], r.forward[i]) {
+                out.push(format!(
+                    "point {}: d/d{name} by reverse mode {} and forward mode {} disagree",
+                    p + 1,
+                    r.reverse[i],
+                    r.forward[i]
+                ));
+            }
+        }
+        if let Some((h, hf)) = &r.hessian {
+            if h.iter().zip(hf).any(|(a, b)| judged(*a, *b)) {
+                out.push(format!(
+                    "point {}: the Hessians by forward over reverse and forward over forward \
+                     disagree",
+                    p + 1
+                ));
+            }
+        }
+    }
+    out
 }
 
 fn write(path: &Path, text: &str, quiet: bool) -> Result<(), String> {
@@ -230,6 +270,27 @@ mod tests {
         assert_eq!(o.steps, Some(PathBuf::from("a.svg")));
         let o = options(&args(&["-2*x", "--at", "x=1"])).unwrap().unwrap();
         assert_eq!(o.expression.as_deref(), Some("-2*x"));
+    }
+
+    #[test]
+    fn modes_that_disagree_are_reported_and_non_finite_ones_are_not_judged() {
+        let result = |reverse: f64, forward: f64| compute::PointResult {
+            x: vec![1.0],
+            value: 0.0,
+            reverse: vec![reverse],
+            forward: vec![forward],
+            central: vec![reverse],
+            step: vec![1e-5],
+            f32: None,
+            hessian: Some((vec![2.0], vec![2.0 + 1e-15])),
+            sweeps: None,
+        };
+        let names = ["x".to_string()];
+        assert!(disagreements(&names, &[result(1.0, 1.0 + 1e-15)]).is_empty());
+        assert!(disagreements(&names, &[result(f64::NAN, 1.0)]).is_empty());
+        let found = disagreements(&names, &[result(1.0, 1.001)]);
+        assert_eq!(found.len(), 1);
+        assert!(found[0].contains("d/dx"), "{found:?}");
     }
 
     #[test]
