@@ -75,8 +75,8 @@ pub fn svg(source: &str, names: &[String], results: &[PointResult]) -> String {
          <clipPath id=\"plot\"><rect x=\"{LEFT}\" y=\"{TOP}\" width=\"{}\" height=\"{}\"/></clipPath>\n\
          <text x=\"{LEFT}\" y=\"24\" font-size=\"15\" font-weight=\"bold\">central-difference \
          error against the step h: f = {}</text>\n\
-         <text x=\"{LEFT}\" y=\"44\" fill=\"#444\">solid: |(f(x+h) - f(x-h)) / 2h - reverse \
-         mode|; dotted: the models truncation |f'''| h²/6 and round-off ε|f|/h;</text>\n\
+         <text x=\"{LEFT}\" y=\"44\" fill=\"#444\">dots: |(f(x+h) - f(x-h)) / 2h - reverse \
+         mode| at each step; dotted: the models truncation |f'''| h²/6 and round-off ε|f|/h;</text>\n\
          <text x=\"{LEFT}\" y=\"60\" fill=\"#444\">dashed line and circle: the project's \
          step cbrt(ε) max(1, |x|); diamond: the best step of the sweep</text>",
         RIGHT - LEFT,
@@ -156,17 +156,27 @@ pub fn svg(source: &str, names: &[String], results: &[PointResult]) -> String {
                 );
             }
         }
-        let curve: Vec<String> =
+        let at: Vec<(f64, f64)> =
             s.h.iter()
                 .zip(&s.error)
                 .filter(|(_, e)| e.is_finite())
-                .map(|(h, e)| format!("{:.1},{:.1}", px(*h), py(*e)))
+                .map(|(h, e)| (px(*h), py(*e)))
                 .collect();
+        let curve: Vec<String> = at.iter().map(|(x, y)| format!("{x:.1},{y:.1}")).collect();
+        // A dot per step, joined faintly: in the round-off regime the error jumps from step to
+        // step (sometimes to exactly 0), and dots show that cloud without a wall of spikes.
+        for (x, y) in &at {
+            let _ = write!(
+                out,
+                "<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"2.3\" fill=\"{color}\"/>"
+            );
+        }
         let (dx, dy) = (px(s.default.0), py(s.default.1));
         let (bx, by) = (px(s.best.0), py(s.best.1));
         let _ = writeln!(
             out,
-            "<polyline points=\"{}\" fill=\"none\" stroke=\"{color}\" stroke-width=\"2\"/>\n\
+            "\n<polyline points=\"{}\" fill=\"none\" stroke=\"{color}\" stroke-width=\"2\" \
+             stroke-opacity=\"0.3\"/>\n\
              <line x1=\"{dx:.1}\" y1=\"{TOP}\" x2=\"{dx:.1}\" y2=\"{BOTTOM}\" stroke=\"{color}\" \
              stroke-dasharray=\"6 4\"/>\n\
              <circle cx=\"{dx:.1}\" cy=\"{dy:.1}\" r=\"5\" fill=\"white\" stroke=\"{color}\" \
@@ -225,7 +235,7 @@ mod tests {
         let r = super::super::compute::at_point(&f, &[0.5, 2.0], false, false, true).unwrap();
         let names = ["x".to_string(), "y".to_string()];
         let s = svg("x * y^2", &names, &[r]);
-        assert_eq!(s.matches("stroke-width=\"2\"/>\n<line").count(), 2); // two curves
+        assert_eq!(s.matches("stroke-opacity=\"0.3\"/>").count(), 2); // two curves
         assert!(s.contains(">d/dx</text>") && s.contains(">d/dy</text>"));
         assert!(s.contains("default h 6.1e-6")); // cbrt(eps) at |x| <= 1
         assert!(s.trim_end().ends_with("</svg>"));
