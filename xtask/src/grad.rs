@@ -39,7 +39,8 @@ Options:
   --at SPEC        points (required, repeatable)
   --json           print JSON instead of tables
   --hessian        also the Hessian: forward over reverse, checked against forward over forward
-  --f32            also f(x) and the reverse-mode gradient in single precision (as firmware)
+  --f32            also f(x) and the gradient by reverse mode and by central differences in
+                   single precision (what firmware computes), with relative errors against f64
   --graph FILE     write the graph at the first point: every node's operation, value and
                    gradient, edges labelled with local partial derivatives (FILE.svg or FILE.dot)
   --steps FILE     write FILE.svg: central-difference error against the step h (1e-1 to 1e-15)

@@ -153,6 +153,12 @@ fn f32_shows_what_firmware_computes() {
     assert_ne!(g32, g64);
     assert!(close(g32, g64, 1e-6)); // single precision: ~7 digits
     assert_eq!(g32, g32 as f32 as f64); // an f32 value
+                                        // Central differences in f32 (step ~4.9e-3): tanh''(2) h^2 / 6 plus round-off, ~1e-5.
+    let c32 = numbers(&p[0]["f32"]["central"])[0];
+    assert!(
+        close(c32, g64, 1e-4) && !close(c32, g64, 1e-7),
+        "{c32} vs {g64}"
+    );
 }
 
 #[test]

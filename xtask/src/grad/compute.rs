@@ -25,12 +25,22 @@ pub struct PointResult {
     pub central: Vec<f64>,
     /// That step, per input (`central_step`).
     pub step: Vec<f64>,
-    /// `f(x)` and the reverse-mode gradient in `f32`, if asked for.
-    pub f32: Option<(f32, Vec<f32>)>,
+    /// `f(x)` and the gradient in `f32` (what firmware computes), if asked for.
+    pub f32: Option<Single>,
     /// The Hessian by forward over reverse and by forward over forward (row-major), if asked.
     pub hessian: Option<(Vec<f64>, Vec<f64>)>,
     /// The step-size sweep for each input, if asked.
     pub sweeps: Option<Vec<Sweep>>,
+}
+
+/// The figures in single precision.
+pub struct Single {
+    /// `f(x)`
+    pub value: f32,
+    /// The gradient by reverse mode on a `Tape<f32, _>`.
+    pub reverse: Vec<f32>,
+    /// The gradient by central differences in `f32` (step `cbrt(eps_f32) max(1, |x|)`, ~4.9e-3).
+    pub central: Vec<f32>,
 }
 
 /// The central-difference error against the step size for one input.
@@ -68,9 +78,14 @@ pub fn at_point(
     let f32 = if want_f32 {
         let mut tape = Box::new(Tape::<f32, CAPACITY>::new());
         let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
-        let mut g = vec![0.0_f32; n];
-        let v = gradient_reverse(f, &mut tape, &x32, &mut g).map_err(explain)?;
-        Some((v, g))
+        let (mut reverse, mut central) = (vec![0.0_f32; n], vec![0.0_f32; n]);
+        let value = gradient_reverse(f, &mut tape, &x32, &mut reverse).map_err(explain)?;
+        gradient_central(f, &x32, &mut central).map_err(explain)?;
+        Some(Single {
+            value,
+            reverse,
+            central,
+        })
     } else {
         None
     };

@@ -80,9 +80,12 @@ fn gradient_cells(r: &PointResult, i: usize, out: &mut Vec<String>) {
         out.push(format!("{:.1e}", s[i].best.0));
         out.push(diff(s[i].best.1));
     }
-    if let Some((_, g)) = &r.f32 {
-        out.push(num(f64::from(g[i])));
-        out.push(diff(relative(f64::from(g[i]), r.reverse[i])));
+    if let Some(single) = &r.f32 {
+        let (g, c) = (f64::from(single.reverse[i]), f64::from(single.central[i]));
+        out.push(num(g));
+        out.push(diff(relative(g, r.reverse[i])));
+        out.push(num(c));
+        out.push(diff(relative(c, r.reverse[i])));
     }
 }
 
@@ -102,7 +105,12 @@ fn gradient_columns(results: &[PointResult]) -> Vec<(&'static str, bool)> {
         c.extend([("best h", false), ("|rev-cd| at best h", false)]);
     }
     if results.first().is_some_and(|r| r.f32.is_some()) {
-        c.extend([("reverse f32", false), ("rel. err f32", false)]);
+        c.extend([
+            ("reverse f32", false),
+            ("rel. err", false),
+            ("central f32", false),
+            ("rel. err", false),
+        ]);
     }
     c
 }
@@ -140,8 +148,8 @@ pub fn text(source: &str, read_as: &str, names: &[String], results: &[PointResul
         let mut t = Table::new(&[columns, gradient_columns(results)].concat());
         for r in results {
             let mut row = vec![num(r.x[0]), num(r.value)];
-            if let Some((v, _)) = &r.f32 {
-                row.push(num(f64::from(*v)));
+            if let Some(single) = &r.f32 {
+                row.push(num(f64::from(single.value)));
             }
             gradient_cells(r, 0, &mut row);
             t.rows.push(row);
@@ -157,8 +165,8 @@ pub fn text(source: &str, read_as: &str, names: &[String], results: &[PointResul
                 .collect();
             let _ = writeln!(out, "point {}: {}", p + 1, point.join(", "));
             let _ = write!(out, "  value = {}", num(r.value));
-            if let Some((v, _)) = &r.f32 {
-                let _ = write!(out, "   (f32: {})", num(f64::from(*v)));
+            if let Some(single) = &r.f32 {
+                let _ = write!(out, "   (f32: {})", num(f64::from(single.value)));
             }
             out.push('\n');
             let mut t = Table::new(&[vec![("input", true)], gradient_columns(results)].concat());
@@ -232,12 +240,13 @@ pub fn json(source: &str, read_as: &str, names: &[String], results: &[PointResul
             array(r.central.iter().copied()),
             array(r.step.iter().copied()),
         );
-        if let Some((v, g)) = &r.f32 {
+        if let Some(single) = &r.f32 {
             let _ = write!(
                 out,
-                ", \"f32\": {{\"value\": {}, \"reverse\": {}}}",
-                json::number(f64::from(*v)),
-                array(g.iter().map(|v| f64::from(*v)))
+                ", \"f32\": {{\"value\": {}, \"reverse\": {}, \"central\": {}}}",
+                json::number(f64::from(single.value)),
+                array(single.reverse.iter().map(|v| f64::from(*v))),
+                array(single.central.iter().map(|v| f64::from(*v)))
             );
         }
         if let Some((h, hf)) = &r.hessian {
