@@ -154,8 +154,14 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     };
     let names: Vec<&str> = points.names.iter().map(|s| s.as_str()).collect();
     let f = parsed.with_input_order(&names).map_err(|e| {
+        // `e^x` from math notation reads `e` as an input.
+        let hint = if e == "no value for `e`" {
+            "; for Euler's number write exp(x) instead of e^x, or exp(1)"
+        } else {
+            ""
+        };
         format!(
-            "--at: {e} (the expression uses {})",
+            "--at: {e} (the expression uses {}){hint}",
             parsed.inputs().join(", ")
         )
     })?;

@@ -197,7 +197,8 @@ fn graph_and_steps_files() {
 
 #[test]
 fn bad_input_exits_2_with_a_caret_never_a_panic() {
-    let cases: [(&[&str], &str); 8] = [
+    let cases: [(&[&str], &str); 9] = [
+        (&["e^x", "--at", "x=1"], "write exp(x) instead of e^x"),
         (&["x^3 - * 2", "--at", "x=1"], "  x^3 - * 2\n        ^"),
         (&["tanh(x", "--at", "x=1"], "is not closed"),
         (&["x*y", "--at", "x=1"], "no value for `y`"),
