@@ -140,16 +140,60 @@ fn layout(f: &Expr, used: &[bool]) -> (Vec<usize>, Vec<f64>) {
             }
         }
     }
-    // Spread each column so boxes keep one row apart.
-    let columns = col.iter().zip(used).filter(|(_, u)| **u).map(|(c, _)| *c);
-    for c in 0..=columns.max().unwrap_or(0) {
-        let mut members: Vec<usize> = (0..n).filter(|&i| used[i] && col[i] == c).collect();
-        members.sort_by(|a, b| row[*a].total_cmp(&row[*b]));
-        for w in 1..members.len() {
-            let (prev, cur) = (members[w - 1], members[w]);
-            if row[cur] < row[prev] + 1.0 {
-                row[cur] = row[prev] + 1.0;
+    let max_col = col
+        .iter()
+        .zip(used)
+        .filter(|(_, u)| **u)
+        .map(|(c, _)| *c)
+        .max();
+    let max_col = max_col.unwrap_or(0);
+    let spread = |row: &mut Vec<f64>| {
+        for c in 0..=max_col {
+            let mut members: Vec<usize> = (0..n).filter(|&i| used[i] && col[i] == c).collect();
+            members.sort_by(|a, b| row[*a].total_cmp(&row[*b]));
+            for w in 1..members.len() {
+                let (prev, cur) = (members[w - 1], members[w]);
+                if row[cur] < row[prev] + 1.0 {
+                    row[cur] = row[prev] + 1.0;
+                }
             }
+        }
+    };
+    spread(&mut row);
+    // A shared operation (a binding used twice, `c += c + 1`) makes a DAG: pull each node
+    // towards the mean row of its users, then each user towards its operands, a few times
+    // (barycentre sweeps), to shorten the crossing edges. A tree is already laid out.
+    let mut users: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for i in (0..n).filter(|&i| used[i]) {
+        let (args, k) = f.ops()[i].args();
+        for &a in &args[..k] {
+            users[a].push(i);
+        }
+    }
+    if users.iter().any(|u| u.len() > 1) {
+        let mean = |ids: &[usize], row: &[f64]| {
+            ids.iter().map(|&j| row[j]).sum::<f64>() / ids.len() as f64
+        };
+        for _ in 0..4 {
+            for i in (0..n).filter(|&i| used[i] && !users[i].is_empty()) {
+                row[i] = mean(&users[i], &row);
+            }
+            spread(&mut row);
+            for i in (0..n).filter(|&i| used[i]) {
+                let (args, k) = f.ops()[i].args();
+                if k > 0 {
+                    row[i] = mean(&args[..k], &row);
+                }
+            }
+            spread(&mut row);
+        }
+        // Rows start at 0.
+        let top = (0..n)
+            .filter(|&i| used[i])
+            .map(|i| row[i])
+            .fold(f64::INFINITY, f64::min);
+        for r in row.iter_mut() {
+            *r -= top;
         }
     }
     (col, row)
