@@ -8,7 +8,8 @@
 //! Layout: results on the right, inputs on the left (as micrograd's `rankdir=LR`). A node's
 //! column is its longest path to the result; rows come from a depth-first walk from the result
 //! (a leaf takes the next free row, an operation sits at the mean of its operands), then each
-//! column is spread so no two boxes overlap. For a tree this draws no crossing edges.
+//! column is spread so no two boxes overlap. For a tree this draws no crossing edges; when
+//! operations are shared (statements), a few barycentre sweeps shorten the crossing edges.
 
 use std::fmt::Write as _;
 
