@@ -17,7 +17,7 @@ use std::time::Instant;
 use crate::project_root;
 
 /// The fuzz targets, in the order they run.
-const TARGETS: [(&str, &str); 2] = [
+const TARGETS: [(&str, &str); 3] = [
     (
         "differential",
         "arbitrary programs of every op in f64/f32: tape vs Dual vs a reference interpreter",
@@ -25,6 +25,10 @@ const TARGETS: [(&str, &str); 2] = [
     (
         "capacity",
         "programs longer than a small tape: always CapacityExceeded, rewind/clear work again",
+    ),
+    (
+        "parse",
+        "any text to the expression parser of `cargo xtask grad`: an Expr or an error, no panic",
     ),
 ];
 
@@ -43,6 +47,7 @@ Installs cargo-fuzz with `cargo install cargo-fuzz --locked` if it is missing.
 Targets:
   differential   arbitrary programs of every op in f64/f32: tape vs Dual vs a reference interpreter
   capacity       programs longer than a small tape: always CapacityExceeded, rewind/clear work again
+  parse          any text to the expression parser of `cargo xtask grad`: an Expr or an error, no panic
 
 Options:
   --seconds N    fuzzing time per target, in seconds (N >= 1; building is not counted)

@@ -10,6 +10,7 @@ mod bench;
 mod check;
 mod firmware;
 mod fuzz;
+mod grad;
 mod json;
 
 const HELP: &str = "\
@@ -20,6 +21,8 @@ Tasks:
   bench      run the benchmarks and print the comparison table
   firmware   build and run the firmware on emulated Cortex-M parts (QEMU)
   fuzz       run the cargo-fuzz targets for a bounded time
+  grad       the lessons' calculator: an expression's value and gradient at points by reverse
+             mode, forward mode and finite differences (Hessian, f32, graph and step-size plot)
 
 Run `cargo xtask <task> --help` for a task's options.
 ";
@@ -35,6 +38,7 @@ fn main() -> ExitCode {
         "bench" => bench::run(rest),
         "firmware" => firmware::run(rest),
         "fuzz" => fuzz::run(rest),
+        "grad" => grad::run(rest),
         "help" | "--help" | "-h" => {
             print!("{HELP}");
             Ok(ExitCode::SUCCESS)
