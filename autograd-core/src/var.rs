@@ -171,7 +171,7 @@ impl<'t, S: Scalar> Var<'t, S> {
     pub(crate) fn chain(self, op: Op, value: S, d: S) -> Self {
         #[cfg(autograd_fault_injection)]
         let d = crate::fault::corrupt(op, self.value, (d, S::ZERO)).0;
-        let partial = [self.partial[0] * d, self.partial[1] * d];
+        let partial = times(self.partial, self.n, d, op, false);
         let r = Var {
             value,
             partial,
@@ -181,9 +181,8 @@ impl<'t, S: Scalar> Var<'t, S> {
             op,
             ..self
         };
-        // One product tests the value and both partials (an unused partial is 0).
         if let Some(t) = self.tape {
-            if !(value * partial[0] * partial[1]).is_finite() {
+            if !all_finite(value, partial) {
                 let written = non_finite(t, op, value, r.index, partial, r.n);
                 return Var {
                     op,
@@ -204,8 +203,8 @@ impl<'t, S: Scalar> Var<'t, S> {
             (Some(a), Some(b)) if !core::ptr::eq(a, b) => return foreign(a, b, value),
             (a, b) => a.or(b),
         };
-        let (a0, a1) = (self.partial[0] * dx, self.partial[1] * dx);
-        let (b0, b1) = (y.partial[0] * dy, y.partial[1] * dy);
+        let [a0, a1] = times(self.partial, self.n, dx, op, false);
+        let [b0, b1] = times(y.partial, y.n, dy, op, true);
         let (i, j) = (self.index, y.index);
         let r = match (self.n, y.n) {
             (_, 0) => Var {
@@ -251,7 +250,7 @@ impl<'t, S: Scalar> Var<'t, S> {
             ..r
         };
         if let Some(t) = tape {
-            if !(value * r.partial[0] * r.partial[1]).is_finite() {
+            if !all_finite(value, r.partial) {
                 let written = non_finite(t, op, value, r.index, r.partial, r.n);
                 return Var {
                     op,
@@ -427,6 +426,43 @@ impl<'t, S: Scalar> Var<'t, S> {
             .zip(b)
             .flat_map(|(x, y)| [(*x, y.value), (*y, x.value)]);
         Ok(Var::nary(Op::Dot, value, terms))
+    }
+}
+
+/// A target whose floating point is a library (soft-float ARM): there a multiplication costs far
+/// more than a test, elsewhere the other way round.
+const SOFT_FLOAT: bool = cfg!(all(target_arch = "arm", target_abi = "eabi"));
+
+/// Pending partials times a local derivative `d`, without the multiplications that cannot
+/// change them: `+`, `-` and `+ c` pass partials through or negate them, and an unused second
+/// partial stays 0 (on a part without an FPU every multiplication is a library call).
+/// `rhs` says whether these are the second operand's partials. `op` is a constant at every
+/// call site, so the match folds away.
+#[inline(always)]
+fn times<S: Scalar>(p: [S; 2], n: u8, d: S, op: Op, rhs: bool) -> [S; 2] {
+    if cfg!(autograd_fault_injection) {
+        // The self-test's wrong rules must reach every operation.
+        return [p[0] * d, p[1] * d];
+    }
+    match (op, rhs) {
+        (Op::Shift | Op::Add, _) | (Op::Sub, false) => p,
+        (Op::Neg, _) | (Op::Sub, true) => [-p[0], -p[1]],
+        // An unused partial is 0: multiplying it is free in hardware, a call in software.
+        _ if SOFT_FLOAT && n < 2 => [p[0] * d, S::ZERO],
+        _ => [p[0] * d, p[1] * d],
+    }
+}
+
+/// `true` if the value and both partials are finite. Where floating point is hardware, one
+/// product tests all three (an unused partial is 0; a product that overflows only writes a
+/// statement that was not needed); on a soft-float ARM part, where a product is a library call,
+/// three bit tests.
+#[inline(always)]
+fn all_finite<S: Scalar>(value: S, p: [S; 2]) -> bool {
+    if SOFT_FLOAT {
+        value.is_finite() & p[0].is_finite() & p[1].is_finite()
+    } else {
+        (value * p[0] * p[1]).is_finite()
     }
 }
 
