@@ -598,14 +598,15 @@ impl<S: Scalar> TapeView<S> {
         (len + n) as u32
     }
 
-    /// Appends a statement whose operands come from an iterator of known length `count`
-    /// (`dot`, `sum`); returns the header's index or `POISON`.
-    pub(crate) fn push_iter(
+    /// Appends a statement of at most `count` operands, written by `fill` into the slice it is
+    /// given (it returns how many it wrote); returns the header's index or `POISON`.
+    #[inline]
+    pub(crate) fn push_with(
         &self,
         op: Op,
         value: S,
         count: usize,
-        operands: impl Iterator<Item = (u32, S)>,
+        fill: impl FnOnce(&mut [Slot<S>]) -> usize,
     ) -> u32 {
         if count > MAX_OPERANDS {
             return self.fail(TapeError::CapacityExceeded {
@@ -620,11 +621,7 @@ impl<S: Scalar> TapeView<S> {
             drop(slots);
             return self.full();
         };
-        let mut k = 0;
-        for (i, d) in operands.take(count) {
-            w[k] = Slot::operand(i, d);
-            k += 1;
-        }
+        let k = fill(&mut w[..count]).min(count);
         w[k] = Slot::header(value, op, k);
         self.len.set((len + k + 1) as u32);
         (len + k) as u32

@@ -19,6 +19,8 @@ use crate::op::{self, Op};
 use crate::tape::{NodeId, TapeView, POISON};
 use crate::{Number, Scalar, TapeError};
 
+mod nary;
+
 /// A value recorded on a tape (or a constant), used like a number: `(x1 * x2 + 1.0).relu()`.
 ///
 /// A `Var` is `Copy` and carries its own value, so reading it never touches the tape. A `Var`
@@ -289,143 +291,6 @@ impl<'t, S: Scalar> Var<'t, S> {
     #[inline]
     pub fn min(self, other: Self) -> Self {
         self.binary(Op::Min, other)
-    }
-
-    /// `self * a + b` as one operation (one statement at most).
-    #[inline]
-    pub fn mul_add(self, a: Self, b: Self) -> Self {
-        let value = self.value * a.value + b.value;
-        if self.n + a.n + b.n <= 2 || self.tape.or(a.tape).or(b.tape).is_none() {
-            return self * a + b;
-        }
-        Var::nary(
-            Op::MulAdd,
-            value,
-            [(self, a.value), (a, self.value), (b, S::ONE)].into_iter(),
-        )
-    }
-
-    /// One statement `value = sum_k d_k x_k` over the handles' pending pairs. Terms whose
-    /// partial is exactly zero are left out (a product with a dead relu costs nothing).
-    fn nary(op: Op, value: S, terms: impl Iterator<Item = (Self, S)> + Clone) -> Self {
-        let mut tape: Option<&'t TapeView<S>> = None;
-        let mut count = 0;
-        for (x, d) in terms.clone() {
-            match (tape, x.tape) {
-                (Some(a), Some(b)) if !core::ptr::eq(a, b) => return foreign(a, b, value),
-                (None, b) => tape = b,
-                _ => {}
-            }
-            if !d.is_zero() {
-                count += x.n as usize;
-            }
-        }
-        let Some(t) = tape else {
-            return Var::constant(value);
-        };
-        if count <= 2 {
-            // Fits in a handle: fold it.
-            let mut r = Var::constant(value);
-            for (x, d) in terms.filter(|(_, d)| !d.is_zero()) {
-                r = r.combine(op, value, S::ONE, x, d);
-            }
-            return Var { value, ..r };
-        }
-        let operands = terms.filter(|(_, d)| !d.is_zero()).flat_map(|(x, d)| {
-            let p = x.pair_array();
-            (0..x.n as usize).map(move |k| (p[k].0, p[k].1 * d))
-        });
-        let index = t.push_iter(op, value, count, operands);
-        Var {
-            op,
-            ..Var::node(t, index, value)
-        }
-    }
-
-    /// Sum of a slice as one statement (the constant 0 for an empty slice).
-    ///
-    /// ```
-    /// use autograd_core::{Tape, Var};
-    /// let tape = Tape::<f64, 8>::new();
-    /// let xs = [tape.var(1.0), tape.var(2.0), tape.var(3.0)];
-    /// let s = Var::sum(&xs);
-    /// assert_eq!(s.value(), 6.0);
-    /// assert_eq!(tape.backward(s)?.wrt(xs[1]), 1.0);
-    /// # Ok::<(), autograd_core::TapeError>(())
-    /// ```
-    pub fn sum(xs: &[Self]) -> Self {
-        let value = xs.iter().fold(S::ZERO, |s, x| s + x.value);
-        Var::nary(Op::Sum, value, xs.iter().map(|x| (*x, S::ONE)))
-    }
-
-    /// `w · x + b` as one statement (a neuron's pre-activation), summed in the order
-    /// `((b + w0 x0) + w1 x1) + ...` like [`Number::affine`] on plain numbers.
-    ///
-    /// # Errors
-    /// [`TapeError::LengthMismatch`] if `w` and `x` differ in length.
-    ///
-    /// ```
-    /// use autograd_core::{Tape, Var};
-    /// let tape = Tape::<f64, 16>::new();
-    /// let w = [tape.var(0.5), tape.var(-1.0)];
-    /// let b = tape.var(0.25);
-    /// let y = Var::affine(&w, &[Var::constant(4.0), Var::constant(3.0)], b)?;
-    /// assert_eq!(y.value(), -0.75);
-    /// let g = tape.backward(y)?;
-    /// assert_eq!((g.wrt(w[0]), g.wrt(w[1]), g.wrt(b)), (4.0, 3.0, 1.0));
-    /// assert_eq!(tape.len(), 3 + 4); // three leaves, then 3 operands and a header
-    /// # Ok::<(), autograd_core::TapeError>(())
-    /// ```
-    pub fn affine(w: &[Self], x: &[Self], b: Self) -> Result<Self, TapeError> {
-        if w.len() != x.len() {
-            return Err(TapeError::LengthMismatch {
-                left: w.len(),
-                right: x.len(),
-            });
-        }
-        let value = w
-            .iter()
-            .zip(x)
-            .fold(b.value, |s, (wi, xi)| s + wi.value * xi.value);
-        let terms = w
-            .iter()
-            .zip(x)
-            .flat_map(|(wi, xi)| [(*wi, xi.value), (*xi, wi.value)])
-            .chain(core::iter::once((b, S::ONE)));
-        Ok(Var::nary(Op::Dot, value, terms))
-    }
-
-    /// Dot product `sum_i a[i] * b[i]` as one statement.
-    ///
-    /// # Errors
-    /// [`TapeError::LengthMismatch`] if the slices differ in length.
-    ///
-    /// ```
-    /// use autograd_core::{Tape, Var};
-    /// let tape = Tape::<f64, 16>::new();
-    /// let w = [tape.var(0.5), tape.var(-1.0)];
-    /// let x = [tape.var(4.0), tape.var(3.0)];
-    /// let y = Var::dot(&w, &x)?;
-    /// assert_eq!(y.value(), -1.0);
-    /// assert_eq!(tape.backward(y)?.wrt(w[0]), 4.0);
-    /// # Ok::<(), autograd_core::TapeError>(())
-    /// ```
-    pub fn dot(a: &[Self], b: &[Self]) -> Result<Self, TapeError> {
-        if a.len() != b.len() {
-            return Err(TapeError::LengthMismatch {
-                left: a.len(),
-                right: b.len(),
-            });
-        }
-        let value = a
-            .iter()
-            .zip(b)
-            .fold(S::ZERO, |s, (x, y)| s + x.value * y.value);
-        let terms = a
-            .iter()
-            .zip(b)
-            .flat_map(|(x, y)| [(*x, y.value), (*y, x.value)]);
-        Ok(Var::nary(Op::Dot, value, terms))
     }
 }
 

@@ -310,16 +310,32 @@ impl<const D: usize> Mlp<D> {
                 });
             }
         }
-        let mut buf_a = [T::zero(); MAX_WIDTH];
-        let mut buf_b = [T::zero(); MAX_WIDTH];
-        let (mut x, mut y) = (&mut buf_a, &mut buf_b);
-        x[..input.len()].copy_from_slice(input);
-        for layer in self.layers() {
+        // Buffers as wide as each layer, not MAX_WIDTH: a `heapless::Vec` initialises only what
+        // it holds (a tape handle is 32 bytes on a 32-bit part; 64 of them per layer per sample
+        // was most of a training step's work outside the tape).
+        let mut x: heapless::Vec<T, MAX_WIDTH> = heapless::Vec::new();
+        // Widths were checked when the network was made (each at most MAX_WIDTH).
+        x.extend_from_slice(input)
+            .map_err(|_| NnError::LayerTooWide {
+                layer: 0,
+                width: input.len(),
+            })?;
+        let last = D - 2;
+        for (l, layer) in self.layers().enumerate() {
             let p = &params[layer.offset..layer.offset + layer.param_count()];
-            layer.forward(p, &x[..layer.inputs], &mut y[..layer.outputs]);
-            core::mem::swap(&mut x, &mut y);
+            if l == last {
+                layer.forward(p, &x[..layer.inputs], output);
+                break;
+            }
+            let mut y: heapless::Vec<T, MAX_WIDTH> = heapless::Vec::new();
+            y.resize(layer.outputs, T::zero())
+                .map_err(|_| NnError::LayerTooWide {
+                    layer: l + 1,
+                    width: layer.outputs,
+                })?;
+            layer.forward(p, &x[..layer.inputs], &mut y);
+            x = y;
         }
-        output.copy_from_slice(&x[..self.outputs()]);
         Ok(())
     }
 

@@ -135,15 +135,15 @@ impl<L: Loss, const D: usize> Objective<L, D> {
         let mut correct = 0;
         for s in batch {
             let x: [T; I] = core::array::from_fn(|k| T::from_f64(s.x[k]));
-            let mut out = [T::zero(); MAX_WIDTH];
-            self.model.forward(params, &x, &mut out[..outputs])?;
-            let l = self.loss.sample(&out[..outputs], s.y);
+            let mut out = widths::<T>(outputs, T::zero())?;
+            self.model.forward(params, &x, &mut out)?;
+            let l = self.loss.sample(&out, s.y);
             sum = Some(match sum {
                 Some(acc) => acc + l,
                 None => l,
             });
-            let values: [f64; MAX_WIDTH] = core::array::from_fn(|k| out[k].to_f64());
-            correct += usize::from(self.loss.is_correct(&values[..outputs], s.y));
+            let values = widths_from(&out, |v| v.to_f64());
+            correct += usize::from(self.loss.is_correct(&values, s.y));
         }
         let mut total = sum.unwrap_or_else(T::zero);
         if self.reduction == Reduction::Mean {
@@ -379,9 +379,9 @@ impl<'t, S: Scalar, const P: usize> Trainer<'t, S, P> {
                 // Inputs are constants: no gradient is asked of them, so they cost no slot.
                 let x: [Var<'_, S>; I] =
                     core::array::from_fn(|k| Var::constant(S::from_f64(s.x[k])));
-                let mut out = [Var::constant(S::ZERO); MAX_WIDTH];
-                model.forward(&vars, &x, &mut out[..outputs])?;
-                let l = objective.loss.sample(&out[..outputs], s.y);
+                let mut out = widths(outputs, Var::constant(S::ZERO))?;
+                model.forward(&vars, &x, &mut out)?;
+                let l = objective.loss.sample(&out, s.y);
                 sum = Some(match sum {
                     Some(acc) => acc + l,
                     None => l,
@@ -392,8 +392,8 @@ impl<'t, S: Scalar, const P: usize> Trainer<'t, S, P> {
                 }
                 self.slots_per_sample = self.slots_per_sample.max(tape.len() - before);
                 chunk_loss += l.value().to_f64();
-                let values: [f64; MAX_WIDTH] = core::array::from_fn(|k| out[k].value().to_f64());
-                chunk_correct += usize::from(objective.loss.is_correct(&values[..outputs], s.y));
+                let values = widths_from(&out, |v| v.value().to_f64());
+                chunk_correct += usize::from(objective.loss.is_correct(&values, s.y));
                 end += 1;
             }
             let mut total = sum.map(|s| {
@@ -533,4 +533,19 @@ impl<'t, S: Scalar, const P: usize> Trainer<'t, S, P> {
             last,
         })
     }
+}
+
+/// A buffer of `n` copies of `fill` (at most [`MAX_WIDTH`]), initialised only as far as used: a
+/// tape handle is 32 bytes on a 32-bit part, and a full `MAX_WIDTH` array per sample cost more
+/// than the tape work of a small network.
+fn widths<T: Clone>(n: usize, fill: T) -> Result<heapless::Vec<T, MAX_WIDTH>, NnError> {
+    let mut v = heapless::Vec::new();
+    v.resize(n, fill)
+        .map_err(|_| NnError::LayerTooWide { layer: 0, width: n })?;
+    Ok(v)
+}
+
+/// `f` of every element of `xs`, in a buffer of the same width.
+fn widths_from<T>(xs: &[T], f: impl Fn(&T) -> f64) -> heapless::Vec<f64, MAX_WIDTH> {
+    xs.iter().take(MAX_WIDTH).map(f).collect()
 }

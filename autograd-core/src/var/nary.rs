@@ -1,0 +1,193 @@
+//! N-ary statements: `sum`, `dot`, `affine` (a neuron's `w · x + b`) and `mul_add`, each one
+//! statement with an operand per pending partial of every term, however long the slices.
+//!
+//! A term is a handle and the partial of the result with respect to it (`y_i` for `x_i` in a dot
+//! product). Terms whose partial is exactly zero are left out: a weight times an inactive relu
+//! costs no slot. The terms are visited twice, by plain loops (no iterator adapters: on a
+//! microcontroller those did not optimise away): once to count and check the tape, once to write.
+
+use crate::op::Op;
+use crate::tape::{Slot, TapeView};
+use crate::{Scalar, TapeError};
+
+use super::{foreign, Var};
+
+/// The terms of one n-ary statement.
+trait Terms<'t, S: Scalar> {
+    /// Calls `f(handle, partial)` for every term, in order.
+    fn each(&self, f: impl FnMut(Var<'t, S>, S));
+}
+
+struct Sum<'a, 't, S: Scalar>(&'a [Var<'t, S>]);
+struct Dot<'a, 't, S: Scalar>(&'a [Var<'t, S>], &'a [Var<'t, S>]);
+struct Affine<'a, 't, S: Scalar>(&'a [Var<'t, S>], &'a [Var<'t, S>], Var<'t, S>);
+
+impl<'t, S: Scalar> Terms<'t, S> for Sum<'_, 't, S> {
+    #[inline(always)]
+    fn each(&self, mut f: impl FnMut(Var<'t, S>, S)) {
+        for x in self.0 {
+            f(*x, S::ONE);
+        }
+    }
+}
+
+impl<'t, S: Scalar> Terms<'t, S> for Dot<'_, 't, S> {
+    #[inline(always)]
+    fn each(&self, mut f: impl FnMut(Var<'t, S>, S)) {
+        for (x, y) in self.0.iter().zip(self.1) {
+            f(*x, y.value);
+            f(*y, x.value);
+        }
+    }
+}
+
+impl<'t, S: Scalar> Terms<'t, S> for Affine<'_, 't, S> {
+    #[inline(always)]
+    fn each(&self, mut f: impl FnMut(Var<'t, S>, S)) {
+        Dot(self.0, self.1).each(&mut f);
+        f(self.2, S::ONE);
+    }
+}
+
+/// One statement `value = sum_k d_k x_k` over the terms' pending pairs (see the module docs).
+#[inline]
+fn nary<'t, S: Scalar>(op: Op, value: S, terms: &impl Terms<'t, S>) -> Var<'t, S> {
+    let mut tape: Option<&'t TapeView<S>> = None;
+    let mut foreign_pair = None;
+    let mut count = 0;
+    terms.each(|x, d| {
+        match (tape, x.tape) {
+            (Some(a), Some(b)) if !core::ptr::eq(a, b) => foreign_pair = Some((a, b)),
+            (None, b) => tape = b,
+            _ => {}
+        }
+        if !d.is_zero() {
+            count += x.n as usize;
+        }
+    });
+    if let Some((a, b)) = foreign_pair {
+        return foreign(a, b, value);
+    }
+    let Some(t) = tape else {
+        return Var::constant(value);
+    };
+    if count <= 2 {
+        // Fits in a handle: fold it, as two-input operations do.
+        let mut r = Var::constant(value);
+        terms.each(|x, d| {
+            if !d.is_zero() {
+                r = r.combine(op, value, S::ONE, x, d);
+            }
+        });
+        return Var { value, op, ..r };
+    }
+    let index = t.push_with(op, value, count, |w: &mut [Slot<S>]| {
+        let mut k = 0;
+        terms.each(|x, d| {
+            if d.is_zero() {
+                return;
+            }
+            for j in 0..x.n as usize {
+                if let Some(slot) = w.get_mut(k) {
+                    *slot = Slot::operand(x.index[j], x.partial[j] * d);
+                    k += 1;
+                }
+            }
+        });
+        k
+    });
+    Var {
+        op,
+        ..Var::node(t, index, value)
+    }
+}
+
+impl<'t, S: Scalar> Var<'t, S> {
+    /// `self * a + b` as one operation (one statement at most).
+    #[inline]
+    pub fn mul_add(self, a: Self, b: Self) -> Self {
+        let value = self.value * a.value + b.value;
+        if self.n + a.n + b.n <= 2 || self.tape.or(a.tape).or(b.tape).is_none() {
+            return self * a + b;
+        }
+        nary(Op::MulAdd, value, &Affine(&[self], &[a], b))
+    }
+
+    /// Sum of a slice as one statement (the constant 0 for an empty slice).
+    ///
+    /// ```
+    /// use autograd_core::{Tape, Var};
+    /// let tape = Tape::<f64, 8>::new();
+    /// let xs = [tape.var(1.0), tape.var(2.0), tape.var(3.0)];
+    /// let s = Var::sum(&xs);
+    /// assert_eq!(s.value(), 6.0);
+    /// assert_eq!(tape.backward(s)?.wrt(xs[1]), 1.0);
+    /// # Ok::<(), autograd_core::TapeError>(())
+    /// ```
+    pub fn sum(xs: &[Self]) -> Self {
+        let value = xs.iter().fold(S::ZERO, |s, x| s + x.value);
+        nary(Op::Sum, value, &Sum(xs))
+    }
+
+    /// `w · x + b` as one statement (a neuron's pre-activation), summed in the order
+    /// `((b + w0 x0) + w1 x1) + ...` like [`Number::affine`](crate::Number::affine) on plain
+    /// numbers.
+    ///
+    /// # Errors
+    /// [`TapeError::LengthMismatch`] if `w` and `x` differ in length.
+    ///
+    /// ```
+    /// use autograd_core::{Tape, Var};
+    /// let tape = Tape::<f64, 16>::new();
+    /// let w = [tape.var(0.5), tape.var(-1.0)];
+    /// let b = tape.var(0.25);
+    /// let y = Var::affine(&w, &[Var::constant(4.0), Var::constant(3.0)], b)?;
+    /// assert_eq!(y.value(), -0.75);
+    /// let g = tape.backward(y)?;
+    /// assert_eq!((g.wrt(w[0]), g.wrt(w[1]), g.wrt(b)), (4.0, 3.0, 1.0));
+    /// assert_eq!(tape.len(), 3 + 4); // three leaves, then 3 operands and a header
+    /// # Ok::<(), autograd_core::TapeError>(())
+    /// ```
+    pub fn affine(w: &[Self], x: &[Self], b: Self) -> Result<Self, TapeError> {
+        if w.len() != x.len() {
+            return Err(TapeError::LengthMismatch {
+                left: w.len(),
+                right: x.len(),
+            });
+        }
+        let value = w
+            .iter()
+            .zip(x)
+            .fold(b.value, |s, (wi, xi)| s + wi.value * xi.value);
+        Ok(nary(Op::Dot, value, &Affine(w, x, b)))
+    }
+
+    /// Dot product `sum_i a[i] * b[i]` as one statement.
+    ///
+    /// # Errors
+    /// [`TapeError::LengthMismatch`] if the slices differ in length.
+    ///
+    /// ```
+    /// use autograd_core::{Tape, Var};
+    /// let tape = Tape::<f64, 16>::new();
+    /// let w = [tape.var(0.5), tape.var(-1.0)];
+    /// let x = [tape.var(4.0), tape.var(3.0)];
+    /// let y = Var::dot(&w, &x)?;
+    /// assert_eq!(y.value(), -1.0);
+    /// assert_eq!(tape.backward(y)?.wrt(w[0]), 4.0);
+    /// # Ok::<(), autograd_core::TapeError>(())
+    /// ```
+    pub fn dot(a: &[Self], b: &[Self]) -> Result<Self, TapeError> {
+        if a.len() != b.len() {
+            return Err(TapeError::LengthMismatch {
+                left: a.len(),
+                right: b.len(),
+            });
+        }
+        let value = a
+            .iter()
+            .zip(b)
+            .fold(S::ZERO, |s, (x, y)| s + x.value * y.value);
+        Ok(nary(Op::Dot, value, &Dot(a, b)))
+    }
+}
