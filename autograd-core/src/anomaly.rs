@@ -81,7 +81,8 @@ pub enum AnomalyKind<S> {
 pub struct Anomaly<S> {
     /// Whether the statement's value or a gradient it propagated is non-finite.
     pub kind: AnomalyKind<S>,
-    /// Index of the statement (as in [`NodeId::index`] and [`TapeView::write_dot`]).
+    /// Index of the statement (as in [`NodeId::index`](crate::NodeId::index) and
+    /// [`TapeView::write_dot`]).
     pub index: usize,
     /// Its operation.
     pub op: Op,

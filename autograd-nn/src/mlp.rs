@@ -96,7 +96,20 @@ pub struct Layer {
     pub offset: usize,
 }
 
+/// A layer's outputs: `width` zeros in a `heapless::Vec`, which initialises only what it holds.
+fn buffer<T: Number>(width: usize) -> Result<heapless::Vec<T, MAX_WIDTH>, NnError> {
+    let mut v = heapless::Vec::new();
+    v.resize(width, T::zero())
+        .map_err(|_| NnError::LayerTooWide { layer: 0, width })?;
+    Ok(v)
+}
+
 impl Layer {
+    /// This layer's parameters within the network's.
+    fn params<'p, T>(&self, all: &'p [T]) -> &'p [T] {
+        &all[self.offset..self.offset + self.param_count()]
+    }
+
     /// `outputs * (inputs + 1)`: each neuron's weights, then its bias.
     pub const fn param_count(&self) -> usize {
         self.outputs * (self.inputs + 1)
@@ -310,31 +323,48 @@ impl<const D: usize> Mlp<D> {
                 });
             }
         }
-        // Buffers as wide as each layer, not MAX_WIDTH: a `heapless::Vec` initialises only what
-        // it holds (a tape handle is 32 bytes on a 32-bit part; 64 of them per layer per sample
-        // was most of a training step's work outside the tape).
-        let mut x: heapless::Vec<T, MAX_WIDTH> = heapless::Vec::new();
-        // Widths were checked when the network was made (each at most MAX_WIDTH).
-        x.extend_from_slice(input)
-            .map_err(|_| NnError::LayerTooWide {
-                layer: 0,
-                width: input.len(),
-            })?;
+        if D == 3 {
+            // One hidden layer (XOR's [2, 4, 1]): one buffer. A buffer holds MAX_WIDTH values
+            // (a tape handle is 32 bytes on a 32-bit part: 2 KiB a buffer), so the second one
+            // lives in `forward_deep`'s frame, which a shallow network never enters.
+            let [hidden, out] = [self.layers().next(), self.layers().nth(1)];
+            let (Some(hidden), Some(out)) = (hidden, out) else {
+                return Ok(());
+            };
+            let mut h = buffer::<T>(hidden.outputs)?;
+            hidden.forward(hidden.params(params), input, &mut h);
+            out.forward(out.params(params), &h, output);
+            return Ok(());
+        }
+        self.forward_deep(params, input, output)?;
+        Ok(())
+    }
+
+    /// [`forward`](Self::forward) for two hidden layers or more: two buffers used in turn.
+    #[inline(never)]
+    fn forward_deep<T: Number>(
+        &self,
+        params: &[T],
+        input: &[T],
+        output: &mut [T],
+    ) -> Result<(), NnError> {
+        let (mut a, mut b) = (buffer::<T>(0)?, buffer::<T>(0)?);
+        let (mut x, mut y) = (&mut a, &mut b);
         let last = D - 2;
         for (l, layer) in self.layers().enumerate() {
-            let p = &params[layer.offset..layer.offset + layer.param_count()];
+            let x_in: &[T] = if l == 0 { input } else { x };
             if l == last {
-                layer.forward(p, &x[..layer.inputs], output);
+                layer.forward(layer.params(params), x_in, output);
                 break;
             }
-            let mut y: heapless::Vec<T, MAX_WIDTH> = heapless::Vec::new();
+            y.clear();
             y.resize(layer.outputs, T::zero())
                 .map_err(|_| NnError::LayerTooWide {
                     layer: l + 1,
                     width: layer.outputs,
                 })?;
-            layer.forward(p, &x[..layer.inputs], &mut y);
-            x = y;
+            layer.forward(layer.params(params), x_in, y);
+            core::mem::swap(&mut x, &mut y);
         }
         Ok(())
     }
