@@ -102,15 +102,17 @@ pub fn num_dual_gradient(
     value
 }
 
+// Compiled with `cfg(test)` in the benchmark binary too, where no harness runs `#[test]`s:
+// the imports live in the test so that build has nothing unused.
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use autograd_bench::functions::point;
-    use autograd_core::{gradient_reverse, Tape};
-
     /// Each reference gradient equals the project's reverse-mode gradient within 1e-12 relative.
     #[test]
     fn reference_gradients_match_the_project() {
+        use super::*;
+        use autograd_bench::functions::point;
+        use autograd_core::{gradient_reverse, Tape};
+
         let mut tape = Box::new(Tape::<f64, 16384>::new());
         let list = WengertList::new();
         let mut scratch = Vec::new();
