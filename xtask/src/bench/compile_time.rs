@@ -56,7 +56,9 @@ pub fn run(target: &Path, ops: &[usize]) -> Result<ExitCode, String> {
     // The project's lock file: the same versions of heapless and libm.
     let _ = std::fs::copy(project_root().join("Cargo.lock"), dir.join("Cargo.lock"));
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let build = |args: &[&str]| -> Result<f64, String> {
+    // (wall-clock seconds, CPU seconds of cargo and the rustc it ran).
+    let build = |args: &[&str]| -> Result<(f64, f64), String> {
+        let cpu = children_cpu_seconds();
         let start = Instant::now();
         let status = Command::new(&cargo)
             .current_dir(&dir)
@@ -67,55 +69,74 @@ pub fn run(target: &Path, ops: &[usize]) -> Result<ExitCode, String> {
         if !status.success() {
             return Err(format!("cargo {} failed ({status})", args.join(" ")));
         }
-        Ok(start.elapsed().as_secs_f64())
+        Ok((start.elapsed().as_secs_f64(), children_cpu_seconds() - cpu))
     };
     eprintln!("building the dependencies (autograd-core, heapless, libm) in release");
     build(&["build", "--release", "-p", "autograd-core"])?;
     let load_before = load();
+    let report = target.join("bench-report");
+    std::fs::create_dir_all(&report).map_err(|e| format!("{}: {e}", report.display()))?;
     let mut rows = Vec::new();
+    let mut tsv = String::new();
     for name in &members {
         build(&["clean", "--release", "-p", name])?;
         eprintln!("timing: cargo build --release -p {name}");
-        let secs = build(&["build", "--release", "-p", name])?;
-        eprintln!("  {secs:.1} s");
-        rows.push((name.clone(), secs));
+        let (wall, cpu) = build(&["build", "--release", "-p", name])?;
+        eprintln!(
+            "  {wall:.1} s wall clock, {cpu:.1} s CPU (load average {})",
+            load()
+        );
+        rows.push((name.clone(), wall, cpu));
+        // Written after each build, so an interrupted run keeps what it measured.
+        let key = name.trim_start_matches("gen-").replacen('-', "/", 1);
+        let _ = writeln!(tsv, "compile_s/{key}\t{wall}\ncompile_cpu_s/{key}\t{cpu}");
+        write(&report.join("compile-time.tsv"), &tsv)?;
     }
     let load_after = load();
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "\nRelease build of one generated crate (dependencies already built), wall clock; \
-         load average {load_before} before, {load_after} after.\n\n\
+        "\nRelease build of one generated crate (dependencies already built): wall clock, and \
+         CPU = user + system time of cargo and rustc; load average {load_before} before, \
+         {load_after} after.\n\n\
          | operations | Var<f64> (gradient_reverse) | Dual<f64> (gradient_forward) |\n|---:|---:|---:|"
     );
-    let mut tsv = String::new();
     for &n in ops {
-        let secs = |mode: Mode| {
+        let cell = |mode: Mode| {
             rows.iter()
-                .find(|(name, _)| *name == format!("gen-{}-{n}", mode.name()))
-                .map_or(f64::NAN, |(_, s)| *s)
+                .find(|(name, _, _)| *name == format!("gen-{}-{n}", mode.name()))
+                .map_or("–".into(), |(_, w, c)| format!("{w:.1} s ({c:.1} s CPU)"))
         };
-        let (r, f) = (secs(Mode::Reverse), secs(Mode::Forward));
-        let _ = writeln!(out, "| {n} | {r:.1} s | {f:.1} s |");
         let _ = writeln!(
-            tsv,
-            "compile_s/reverse/{n}\t{r}\ncompile_s/forward/{n}\t{f}"
+            out,
+            "| {n} | {} | {} |",
+            cell(Mode::Reverse),
+            cell(Mode::Forward)
         );
     }
-    let _ = writeln!(
-        tsv,
-        "compile_load/before\t{load_before}\ncompile_load/after\t{load_after}"
-    );
     println!("{out}");
-    let report = target.join("bench-report");
-    std::fs::create_dir_all(&report).map_err(|e| format!("{}: {e}", report.display()))?;
-    write(&report.join("compile-time.tsv"), &tsv)?;
     println!("wrote {}", report.join("compile-time.tsv").display());
     Ok(ExitCode::SUCCESS)
 }
 
 fn write(path: &Path, text: &str) -> Result<(), String> {
     std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// User + system CPU seconds of this process's waited-for children and their descendants
+/// (`/proc/self/stat` fields `cutime` and `cstime`, in clock ticks of 1/100 s).
+fn children_cpu_seconds() -> f64 {
+    std::fs::read_to_string("/proc/self/stat")
+        .ok()
+        .and_then(|t| {
+            // The fields after the parenthesised command name start at field 3 (`state`), so
+            // cutime and cstime (fields 16 and 17) are the 14th and 15th of them.
+            let rest = &t[t.rfind(')')? + 2..];
+            let f: Vec<&str> = rest.split_whitespace().collect();
+            let ticks = f.get(13)?.parse::<f64>().ok()? + f.get(14)?.parse::<f64>().ok()?;
+            Some(ticks / 100.0)
+        })
+        .unwrap_or(f64::NAN)
 }
 
 fn load() -> String {
