@@ -3,7 +3,7 @@
 //! results back and prints the comparison table.
 //!
 //! Environment: `AUTOGRAD_BENCH_QUICK=1` selects short measurements and fewer sizes;
-//! `AUTOGRAD_BENCH_REPORT=<dir>` is where the counted figures (bytes per node, tape lengths) go
+//! `AUTOGRAD_BENCH_REPORT=<dir>` is where the counted figures (bytes per slot, slots recorded) go
 //! (default `<target>/bench-report`); `AUTOGRAD_BENCH_CLOCK=wall` times the single-threaded
 //! benchmarks by the wall clock instead of the thread's CPU time.
 //!
@@ -16,8 +16,10 @@
 use std::hint::black_box;
 use std::time::Duration;
 
+mod reference;
+
 use autograd_bench::batch::{batch, check_parallel, check_sequential};
-use autograd_bench::facts::{self, QUICK_SIZES, SCALING_NODES, SIZES};
+use autograd_bench::facts::{self, QUICK_SIZES, REFERENCE_SIZES, SCALING_OPERANDS, SIZES};
 use autograd_bench::functions::{point, Function};
 use autograd_bench::modes::central_differences;
 use autograd_bench::scaling::{record_chain, record_wide_sum};
@@ -65,7 +67,9 @@ fn as_f32(x: &[f64]) -> Vec<f32> {
 
 /// Plain evaluation, hand-written gradient, reverse mode (f64, f32; the core's
 /// `gradient_reverse`), recording alone, forward mode (`Dual`, n passes; `DualVec<f64, 8>`,
-/// n/8 passes), central differences, and (Rosenbrock only) the micrograd-style graph, for each n.
+/// n/8 passes), central differences, (Rosenbrock only) the micrograd-style graph, and at
+/// n = 10, 100, 1000 the reference crates (easy-ml's reverse-mode `Record`, num-dual's `Dual64`,
+/// n passes), for each n.
 fn modes<M: Measurement>(c: &mut Criterion<M>) {
     for f in Function::ALL {
         let mut group = c.benchmark_group(f.name());
@@ -87,7 +91,7 @@ fn modes<M: Measurement>(c: &mut Criterion<M>) {
                 })
             });
             // Each gradient starts on an empty tape: backward sweeps every node below its root, so
-            // nodes left over from another benchmark would be timed too.
+            // slots left over from another benchmark would be timed too.
             {
                 let mut tape = tape_f64();
                 tape.clear();
@@ -117,6 +121,21 @@ fn modes<M: Measurement>(c: &mut Criterion<M>) {
                     })
                 });
             }
+        }
+        for n in sizes(true)
+            .into_iter()
+            .filter(|n| REFERENCE_SIZES.contains(n))
+        {
+            let x = point(n);
+            let mut g = vec![0.0; n];
+            let list = easy_ml::differentiation::WengertList::new();
+            group.bench_with_input(BenchmarkId::new("easy_ml_record", n), &x, |b, x| {
+                b.iter(|| reference::easy_ml_gradient(&list, f, black_box(x), &mut g))
+            });
+            let mut scratch = Vec::new();
+            group.bench_with_input(BenchmarkId::new("num_dual_f64", n), &x, |b, x| {
+                b.iter(|| reference::num_dual_gradient(f, black_box(x), &mut scratch, &mut g))
+            });
         }
         for n in sizes(true) {
             let x = point(n);
@@ -250,40 +269,42 @@ fn moons_step<M: Measurement>(c: &mut Criterion<M>) {
     group.finish();
 }
 
-/// Backward alone over recorded chains and wide sums of 10^3..10^6 nodes (f64; the chain also in
-/// f32), and recording the chain.
+/// Backward alone over tapes of 10^3..10^6 recorded operands: a chain of two-operand
+/// statements (f64 and f32) and one wide sum (f64), and recording the chain. Throughput is in
+/// operands, so criterion's elements per second is operands per second.
 fn scaling<M: Measurement>(c: &mut Criterion<M>) {
     let mut group = c.benchmark_group("tape_scaling");
     if quick() {
         group.sample_size(10);
     }
-    for nodes in SCALING_NODES {
-        group.throughput(Throughput::Elements(nodes as u64));
+    for operands in SCALING_OPERANDS {
+        group.throughput(Throughput::Elements(operands as u64));
         let mut tape = tape_f64();
         tape.clear();
-        let (y, _, _) = record_chain(&tape, nodes);
-        group.bench_function(BenchmarkId::new("backward_chain_f64", nodes), |b| {
+        let (y, _, _) = record_chain(&tape, operands);
+        tape.check().expect("the scaling tape fits");
+        group.bench_function(BenchmarkId::new("backward_chain_f64", operands), |b| {
             b.iter(|| tape.backward(y).map(|g| g.wrt(y)).unwrap())
         });
         tape.clear();
-        let xs = record_wide_sum(&tape, nodes);
+        let xs = record_wide_sum(&tape, operands);
         let y = *xs.last().expect("a sum");
-        group.bench_function(BenchmarkId::new("backward_wide_f64", nodes), |b| {
+        group.bench_function(BenchmarkId::new("backward_wide_f64", operands), |b| {
             b.iter(|| tape.backward(y).map(|g| g.wrt(y)).unwrap())
         });
         drop(xs);
-        group.bench_function(BenchmarkId::new("record_chain_f64", nodes), |b| {
+        group.bench_function(BenchmarkId::new("record_chain_f64", operands), |b| {
             b.iter(|| {
                 tape.clear();
-                record_chain(&tape, nodes).0.value()
+                record_chain(&tape, operands).0.value()
             })
         });
         tape.clear();
         drop(tape);
         let mut tape = tape_f32();
         tape.clear();
-        let (y, _, _) = record_chain(&tape, nodes);
-        group.bench_function(BenchmarkId::new("backward_chain_f32", nodes), |b| {
+        let (y, _, _) = record_chain(&tape, operands);
+        group.bench_function(BenchmarkId::new("backward_chain_f32", operands), |b| {
             b.iter(|| tape.backward(y).map(|g| g.wrt(y)).unwrap())
         });
         tape.clear();
@@ -304,7 +325,7 @@ fn rayon_batch<M: Measurement>(c: &mut Criterion<M>) {
     group.finish();
 }
 
-/// Writes the counted figures (bytes per node, tape lengths) as `name<TAB>value` lines.
+/// Writes the counted figures (bytes per slot, slots recorded) as `name<TAB>value` lines.
 fn write_facts() {
     let dir = std::env::var_os("AUTOGRAD_BENCH_REPORT")
         .map(std::path::PathBuf::from)

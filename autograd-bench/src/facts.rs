@@ -1,9 +1,15 @@
-//! Figures that are counted rather than timed: bytes per tape node and how many nodes each
-//! benchmark records. The benchmark binary writes them beside criterion's results.
+//! Figures that are counted rather than timed: bytes per tape slot, how many slots each benchmark
+//! records, and what that costs in bytes. The benchmark binary writes them beside criterion's
+//! results.
+//!
+//! The tape stores statements: a leaf is one slot, a statement with `k` operands `k + 1` slots
+//! (its operands, then a header); handles carry up to two pending partials, so a statement is
+//! written only when a result depends on more than two recorded values (or by `recorded()`,
+//! `sum`, `dot`, `affine`).
 
 use std::mem::size_of;
 
-use autograd_core::{Node, Tape};
+use autograd_core::{Slot, Tape, TapeView};
 
 use crate::batch::{batch, CHECK_CAPACITY, CHECK_N};
 use crate::functions::{point, Function};
@@ -18,85 +24,245 @@ pub const SIZES: [usize; 13] = [2, 4, 8, 10, 16, 32, 64, 100, 128, 256, 512, 100
 /// The sizes of a quick run.
 pub const QUICK_SIZES: [usize; 5] = [2, 10, 100, 256, 1000];
 
-/// Node counts of the scaling benchmarks.
-pub const SCALING_NODES: [usize; 4] = [1_000, 10_000, 100_000, 1_000_000];
+/// The sizes the reference crates (easy-ml, num-dual) are timed at.
+pub const REFERENCE_SIZES: [usize; 3] = [10, 100, 1000];
 
-/// `(name, value)` pairs: `bytes_per_node/{f32,f64}` (a node's size), `tape_bytes_per_node/..`
-/// (a whole tape's size over its capacity), `rc_graph_bytes_per_node` (heap bytes a
-/// micrograd-style binary node asks for, allocator overhead excluded) and
-/// `tape_len/<benchmark>` (nodes recorded by one gradient).
+/// Recorded operands of the scaling benchmarks.
+pub const SCALING_OPERANDS: [usize; 4] = [1_000, 10_000, 100_000, 1_000_000];
+
+/// Total operands of the statements on a tape.
+fn operands<S: autograd_core::Scalar>(tape: &TapeView<S>) -> usize {
+    let mut total = 0;
+    tape.for_each_node(|_, node| total += node.operands)
+        .expect("tape not borrowed");
+    total
+}
+
+/// `(name, value)` pairs:
+/// - `bytes_per_slot/{f32,f64}`: a slot's size; `tape_bytes_per_slot/..`: a whole tape's size
+///   over its capacity; `rc_graph_bytes_per_node`: heap bytes a micrograd-style binary node asks
+///   for (allocator overhead excluded);
+/// - `slots/<benchmark>[/<n>]`: slots one gradient records (`rosenbrock`, `dense` per n, `moons`
+///   the training step's loss gradient, `chain` and `wide_sum` per operand count, `gradcheck`);
+///   `operands/<benchmark>/..`: operands of the statements among them;
+/// - `bytes_per_rosenbrock_term/..`: tape bytes per extra Rosenbrock term (slots at n = 1000
+///   minus n = 100, over 900 terms); `bytes_per_moons_step/..`: the moons step's slots times a
+///   slot's size.
 ///
 /// # Panics
 /// If a tape is too small for a benchmark (a bug in this crate).
 pub fn collect() -> Vec<(String, f64)> {
-    let mut out = vec![
-        (
-            "bytes_per_node/f32".to_string(),
-            size_of::<Node<f32>>() as f64,
-        ),
-        (
-            "bytes_per_node/f64".to_string(),
-            size_of::<Node<f64>>() as f64,
-        ),
-        (
-            "tape_bytes_per_node/f32".to_string(),
-            size_of::<Tape<f32, 4096>>() as f64 / 4096.0,
-        ),
-        (
-            "tape_bytes_per_node/f64".to_string(),
-            size_of::<Tape<f64, 4096>>() as f64 / 4096.0,
-        ),
-        (
-            "rc_graph_bytes_per_node".to_string(),
-            crate::rc_graph::heap_bytes_per_binary_node() as f64,
-        ),
+    let slot = [
+        ("f32", size_of::<Slot<f32>>() as f64),
+        ("f64", size_of::<Slot<f64>>() as f64),
     ];
+    let mut out = Vec::new();
+    for (ty, bytes) in slot {
+        out.push((format!("bytes_per_slot/{ty}"), bytes));
+    }
+    out.push((
+        "tape_bytes_per_slot/f32".to_string(),
+        size_of::<Tape<f32, 4096>>() as f64 / 4096.0,
+    ));
+    out.push((
+        "tape_bytes_per_slot/f64".to_string(),
+        size_of::<Tape<f64, 4096>>() as f64 / 4096.0,
+    ));
+    out.push((
+        "rc_graph_bytes_per_node".to_string(),
+        crate::rc_graph::heap_bytes_per_binary_node() as f64,
+    ));
     let mut tape = crate::tape_f64();
+    let mut rosenbrock = [0.0; 2];
     for f in Function::ALL {
-        for n in SIZES {
+        for n in SIZES.into_iter().chain([REFERENCE_SIZES[2], 100]) {
             let x = point(n);
             let mut g = vec![0.0; n];
             reverse_gradient(&mut tape, f, &x, &mut g).expect("benchmark tape large enough");
-            out.push((format!("tape_len/{}/{n}", f.name()), tape.len() as f64));
+            let slots = tape.len() as f64;
+            out.push((format!("slots/{}/{n}", f.name()), slots));
+            out.push((format!("operands/{}/{n}", f.name()), operands(&tape) as f64));
+            if f == Function::Rosenbrock && n == 100 {
+                rosenbrock[0] = slots;
+            }
+            if f == Function::Rosenbrock && n == 1000 {
+                rosenbrock[1] = slots;
+            }
         }
     }
     let mut g = vec![0.0; PARAMS];
     tape_loss_gradient(&mut tape, &init_params(1), &data(), &mut g).expect("tape large enough");
-    out.push(("tape_len/moons".to_string(), tape.len() as f64));
-    for nodes in SCALING_NODES {
+    let moons = tape.len() as f64;
+    out.push(("slots/moons".to_string(), moons));
+    out.push(("operands/moons".to_string(), operands(&tape) as f64));
+    for (ty, bytes) in slot {
+        let per_term = (rosenbrock[1] - rosenbrock[0]) / 900.0 * bytes;
+        out.push((format!("bytes_per_rosenbrock_term/{ty}"), per_term));
+        out.push((format!("bytes_per_moons_step/{ty}"), moons * bytes));
+    }
+    for k in SCALING_OPERANDS {
         tape.clear();
-        record_chain(&tape, nodes);
-        out.push((format!("tape_len/chain/{nodes}"), tape.len() as f64));
+        record_chain(&tape, k);
+        out.push((format!("slots/chain/{k}"), tape.len() as f64));
+        out.push((format!("operands/chain/{k}"), operands(&tape) as f64));
         tape.clear();
-        record_wide_sum(&tape, nodes);
-        out.push((format!("tape_len/wide_sum/{nodes}"), tape.len() as f64));
+        record_wide_sum(&tape, k);
+        out.push((format!("slots/wide_sum/{k}"), tape.len() as f64));
+        out.push((format!("operands/wide_sum/{k}"), operands(&tape) as f64));
     }
     tape.clear();
     let mut small = Tape::<f64, CHECK_CAPACITY>::new();
     let mut g = [0.0; CHECK_N];
     reverse_gradient(&mut small, Function::Dense, &batch(1)[0], &mut g).expect("tape fits");
-    out.push(("tape_len/gradcheck".to_string(), small.len() as f64));
+    out.push(("slots/gradcheck".to_string(), small.len() as f64));
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out.dedup_by(|a, b| a.0 == b.0);
     out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::moons::{Moons, HIDDEN};
+
+    fn get(facts: &[(String, f64)], k: &str) -> f64 {
+        facts
+            .iter()
+            .find(|(n, _)| n == k)
+            .map(|(_, v)| *v)
+            .unwrap_or_else(|| panic!("no fact {k}"))
+    }
+
+    /// Rosenbrock, `sum = (sum + 100 (b - a^2)^2) + (1 - a)^2` per term `(a, b) = (x_i,
+    /// x_{i+1})`: `a a` pends on `a`; `b - a a` on `{b, a}`; squaring and scaling keep that;
+    /// `(1 - a)^2` pends on `{a}`. Term 1: `0 + {x1, x0}` then `+ {x0}` (a shared index): the
+    /// handle `{x1, x0}`, nothing written. Term 2: `{x1, x0} + {x2, x1}` is 4 pending pairs: a
+    /// statement of 4 operands (5 slots), then `+ {x1}` pends on `{s, x1}`. Every later term
+    /// does the same: 5 slots per term from the second, plus n leaves. Except one: at the
+    /// benchmark point `x_50 = 0.5 + 0.01 * 50` is exactly 1, so `(1 - x_50)^2` has derivative
+    /// exactly 0 and pends on nothing; the sum then pends on its statement alone, and the next
+    /// term's statement has 3 operands (4 slots).
+    fn rosenbrock_slots(n: usize) -> f64 {
+        assert_eq!(point(51)[50], 1.0);
+        (n + 5 * (n - 2) - usize::from(n >= 52)) as f64
+    }
+
+    /// dense, `sum = (sum + sin(a) exp(cos(b))) + tanh(a b)`: both products pend on `{a, b}`,
+    /// except that `tanh(a b)` pends on nothing where it saturates (`1 - tanh^2` is exactly 0 in
+    /// f64, from `a b` about 19.1 on: `x_i` about 4.4). Term 1: `0 + {x0, x1} + {x0, x1}`: a
+    /// handle, nothing written. Term 2: `{x0, x1} + {x1, x2}`: 4 operands (5 slots), then
+    /// `{s} + {x1, x2}`: 3 operands (4 slots). Every later term: `{s} + {a, b}` (4 slots), then
+    /// again for the `tanh` unless it saturates. Plus n leaves.
+    fn dense_slots(n: usize) -> f64 {
+        if n <= 2 {
+            return n as f64;
+        }
+        let x = point(n);
+        let live = |t: usize| {
+            let y = libm::tanh(x[t] * x[t + 1]);
+            usize::from(1.0 - y * y != 0.0)
+        };
+        let later: usize = (2..n - 1).map(|t| 4 + 4 * live(t)).sum();
+        (n + 5 + 4 * live(1) + later) as f64
+    }
 
     #[test]
-    fn counts_are_what_the_functions_record() {
+    fn slot_sizes_and_counts_follow_the_layout() {
         let facts = collect();
-        let get = |k: &str| facts.iter().find(|(n, _)| n == k).map(|(_, v)| *v).unwrap();
-        assert_eq!(get("bytes_per_node/f32"), 16.0);
-        assert_eq!(get("bytes_per_node/f64"), 24.0);
-        // Rosenbrock: n leaves, then 9 nodes per term (a*a, b-., square, const 100, *, 1-a,
-        // square, +, +), and the first `0 + term` is an offset: 9 per term.
-        assert_eq!(get("tape_len/rosenbrock/2"), 2.0 + 9.0);
-        assert_eq!(get("tape_len/rosenbrock/1024"), 1024.0 + 9.0 * 1023.0);
-        // dense: sin, cos, exp, *, *, tanh, +, + per term.
-        assert_eq!(get("tape_len/dense/4"), 4.0 + 8.0 * 3.0);
-        assert_eq!(get("tape_len/chain/1000"), 1000.0);
-        assert_eq!(get("tape_len/wide_sum/1000000"), 1_000_000.0 - 1.0);
-        assert!(get("tape_len/moons") > 60_000.0);
+        let get = |k: &str| get(&facts, k);
+        assert_eq!(get("bytes_per_slot/f32"), 12.0);
+        assert_eq!(get("bytes_per_slot/f64"), 24.0);
+        assert_eq!(get("slots/rosenbrock/2"), 2.0);
+        assert_eq!(get("slots/rosenbrock/10"), 10.0 + 5.0 * 8.0);
+        for n in SIZES {
+            assert_eq!(
+                get(&format!("slots/rosenbrock/{n}")),
+                rosenbrock_slots(n),
+                "n={n}"
+            );
+            assert_eq!(get(&format!("slots/dense/{n}")), dense_slots(n), "n={n}");
+        }
+        assert_eq!(get("slots/rosenbrock/1000"), 5989.0);
+        assert_eq!(get("slots/dense/4"), 4.0 + 5.0 + 4.0 + 4.0 + 4.0);
+        // Rosenbrock's operands: 4 per term from the second, one fewer after x_50 = 1.
+        assert_eq!(get("operands/rosenbrock/1000"), 4.0 * 998.0 - 1.0);
+        // Per extra term: a leaf and a 4-operand statement, 6 slots.
+        assert_eq!(get("bytes_per_rosenbrock_term/f32"), 6.0 * 12.0);
+        assert_eq!(get("bytes_per_rosenbrock_term/f64"), 6.0 * 24.0);
+        // Chain: 2 leaves, then k/2 statements of 2 operands and a header.
+        assert_eq!(get("slots/chain/1000"), 2.0 + 3.0 * 500.0);
+        assert_eq!(get("operands/chain/1000"), 1000.0);
+        assert_eq!(get("slots/chain/1000000"), 2.0 + 3.0 * 500_000.0);
+        // Wide sum: k leaves, then one statement of k operands.
+        assert_eq!(get("slots/wide_sum/1000000"), 2_000_001.0);
+        assert_eq!(get("operands/wide_sum/1000"), 1000.0);
+        assert_eq!(get("slots/gradcheck"), dense_slots(CHECK_N));
+        let moons = moons_slots(&init_params(1), &data());
+        assert_eq!(get("slots/moons"), moons);
+        assert_eq!(get("bytes_per_moons_step/f64"), 24.0 * moons);
+        assert_eq!(get("bytes_per_moons_step/f32"), 12.0 * moons);
+    }
+
+    /// Slots of the moons loss gradient, from the rules and the network's activations on plain
+    /// numbers. A term of a `dot`/`affine` counts its handle's pending pairs if its partial (the
+    /// other factor's value) is nonzero; more than 2 in all make a statement of that many
+    /// operands (`+ 1` slot for the header) and a handle pending on it alone; a dead ReLU pends
+    /// on nothing. The points are constants (no pairs).
+    fn moons_slots(p: &[f64], moons: &Moons) -> f64 {
+        let slots = std::cell::Cell::new(PARAMS);
+        // (value, pending pairs, slots written) of an affine statement over handles `x`
+        // ((value, pending pairs) each) with weights `w` and bias `b`.
+        let affine = |w: &[f64], b: f64, x: &[(f64, usize)]| -> (f64, usize, usize) {
+            let mut value = b;
+            let mut count = 1; // the bias: partial 1
+            for (wi, (xv, xn)) in w.iter().zip(x) {
+                value += wi * xv;
+                count += usize::from(*xv != 0.0) + if *wi != 0.0 { *xn } else { 0 };
+            }
+            if count > 2 {
+                (value, 1, count + 1)
+            } else {
+                (value, count, 0)
+            }
+        };
+        let relu = |(v, n, written): (f64, usize, usize)| {
+            slots.set(slots.get() + written);
+            if v > 0.0 {
+                (v, n)
+            } else {
+                (0.0, 0)
+            }
+        };
+        let mut data_pairs = 0;
+        let l2 = 3 * HIDDEN;
+        let l3 = l2 + (HIDDEN + 1) * HIDDEN;
+        for (x, y) in moons.x.iter().zip(&moons.y) {
+            let input = [(x[0], 0), (x[1], 0)];
+            let h1: Vec<(f64, usize)> = (0..HIDDEN)
+                .map(|j| relu(affine(&p[3 * j..3 * j + 2], p[3 * j + 2], &input)))
+                .collect();
+            let h2: Vec<(f64, usize)> = (0..HIDDEN)
+                .map(|j| {
+                    let w = &p[l2 + (HIDDEN + 1) * j..l2 + (HIDDEN + 1) * (j + 1)];
+                    relu(affine(&w[..HIDDEN], w[HIDDEN], &h1))
+                })
+                .collect();
+            let (score, pairs, written) = affine(&p[l3..l3 + HIDDEN], p[l3 + HIDDEN], &h2);
+            let (_, margin) = relu((1.0 - y * score, pairs, written));
+            // data + margin: a statement when the pairs add up to more than 2.
+            if data_pairs + margin > 2 {
+                slots.set(slots.get() + data_pairs + margin + 1);
+                data_pairs = 1;
+            } else {
+                data_pairs += margin;
+            }
+        }
+        // reg = dot(p, p): each p_i twice, partial p_i (zero for the biases, left out).
+        let reg = 2 * p.iter().filter(|w| **w != 0.0).count();
+        let mut slots = slots.get() + reg + 1;
+        if data_pairs + 1 > 2 {
+            slots += data_pairs + 1 + 1;
+        }
+        slots as f64
     }
 }

@@ -10,8 +10,12 @@
 //! - [`analytic`]: their gradients by hand; [`moons`]: micrograd's MLP demo with hand-written
 //!   backprop; [`rc_graph`]: micrograd's reference-counted graph, for comparison.
 //! - [`nn_step`]: the same training step through `autograd-nn`.
-//! - [`modes`]: one full gradient per mode; [`scaling`]: tape shapes of 10^3..10^6 nodes;
-//!   [`batch`]: gradient checks sequential and with rayon; [`facts`]: sizes and tape lengths.
+//! - [`modes`]: one full gradient per mode; [`scaling`]: tape shapes of 10^3..10^6 recorded
+//!   operands; [`batch`]: gradient checks sequential and with rayon; [`facts`]: bytes per slot
+//!   and slots recorded per benchmark.
+//! - `benches/reference.rs` (bench-only, with the reference crates as dev-dependencies):
+//!   easy-ml's reverse-mode `Record` and num-dual's `Dual64` on the same two functions; its
+//!   tests run with this crate's.
 //!
 //! ```
 //! use autograd_bench::{functions::{point, Function}, modes::reverse_gradient};
@@ -40,10 +44,20 @@ pub mod nn_step;
 pub mod rc_graph;
 pub mod scaling;
 
-/// Capacity of the shared benchmark tapes: room for the 10^6-node scaling runs.
-pub const BIG: usize = 1 << 20;
+// The reference crates are dev-dependencies, so their adapters live with the benchmarks; they
+// are compiled here too, under test, so that `cargo test` checks their gradients. The alias lets
+// that file name this crate the same way from both places.
+#[cfg(test)]
+extern crate self as autograd_bench;
+#[cfg(test)]
+#[path = "../benches/reference.rs"]
+mod reference;
 
-/// A tape of [`BIG`] nodes on the heap (24 MiB in `f64`, 16 MiB in `f32`).
+/// Capacity of the shared benchmark tapes, in slots: room for the scaling runs of 10^6 operands
+/// (a chain of two-operand statements takes 1.5 slots per operand, a wide sum 2).
+pub const BIG: usize = 1 << 21;
+
+/// A tape of [`BIG`] slots on the heap (48 MiB in `f64`, 24 MiB in `f32`).
 pub type BigTape<S> = Box<Tape<S, BIG>>;
 
 /// Builds a big tape in a `Box` on a thread whose stack can hold it while it is made (an

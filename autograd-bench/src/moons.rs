@@ -98,15 +98,11 @@ pub fn init_params(seed: u64) -> Vec<f64> {
     p
 }
 
-/// One neuron's pre-activation `b + sum_i w_i x_i`, summed in micrograd's order; `p` holds the
-/// weights then the bias.
+/// One neuron's pre-activation `b + sum_i w_i x_i`, summed in micrograd's order
+/// (`Number::affine`: one statement on a tape); `p` holds the weights then the bias.
 #[inline(always)]
 fn neuron<T: Number>(p: &[T], x: &[T]) -> T {
-    let mut s = p[x.len()];
-    for (w, xi) in p.iter().zip(x) {
-        s = s + *w * *xi;
-    }
-    s
+    T::affine(&p[..x.len()], x, p[x.len()])
 }
 
 /// The network's score for one point (ReLU hidden layers, linear output).
@@ -135,10 +131,8 @@ pub fn loss<T: Number>(p: &[T], inputs: &[[T; 2]], labels: &[f64]) -> T {
         data = data + (T::one() + T::from_f64(-y) * score).relu();
     }
     data = data * T::from_f64(1.0 / inputs.len() as f64);
-    let mut reg = T::zero();
-    for w in p {
-        reg = reg + *w * *w;
-    }
+    // sum p_i^2, summed from 0 in order (`Number::dot`: one statement on a tape).
+    let reg = T::dot(p, p);
     data + T::from_f64(ALPHA) * reg
 }
 
@@ -164,12 +158,13 @@ pub fn plain_loss(p: &[f64], moons: &Moons) -> f64 {
     loss(p, &moons.x, &moons.y)
 }
 
-/// Reverse mode on a tape: records the parameters and the inputs as leaves (as micrograd does),
-/// the loss, sweeps back, writes the gradient and returns the loss.
+/// Reverse mode on a tape: records the parameters as leaves and the loss (the points enter as
+/// constants: nothing asks for their gradient, and the hand-written backprop computes none),
+/// sweeps back, writes the gradient and returns the loss.
 ///
 /// # Errors
-/// The tape's error if it is too small (about 66,000 nodes are needed); a length mismatch if
-/// `p` or `grad` do not have [`PARAMS`] entries.
+/// The tape's error if it is too small (about 25,000 slots at the benchmark's parameters); a
+/// length mismatch if `p` or `grad` do not have [`PARAMS`] entries.
 pub fn tape_loss_gradient(
     tape: &mut TapeView<f64>,
     p: &[f64],
@@ -191,7 +186,7 @@ pub fn tape_loss_gradient(
     let mut inputs = [[Var::constant(0.0); 2]; SAMPLES];
     let n = moons.x.len().min(SAMPLES);
     for (v, x) in inputs.iter_mut().zip(&moons.x) {
-        *v = [tape.var(x[0]), tape.var(x[1])];
+        *v = [Var::constant(x[0]), Var::constant(x[1])];
     }
     let l = loss(&params, &inputs[..n], &moons.y[..n]);
     tape.backward(l)?.write_to(&params, grad)?;
