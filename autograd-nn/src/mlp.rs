@@ -96,12 +96,15 @@ pub struct Layer {
     pub offset: usize,
 }
 
-/// A layer's outputs: `width` zeros in a `heapless::Vec`, which initialises only what it holds.
-fn buffer<T: Number>(width: usize) -> Result<heapless::Vec<T, MAX_WIDTH>, NnError> {
-    let mut v = heapless::Vec::new();
+/// Makes `v` hold `width` zeros (the outputs of layer `layer`). A `heapless::Vec` initialises
+/// only what it holds; it is filled in place, never returned (moving one copies all of it).
+pub(crate) fn resize<T: Number>(
+    v: &mut heapless::Vec<T, MAX_WIDTH>,
+    width: usize,
+    layer: usize,
+) -> Result<(), NnError> {
     v.resize(width, T::zero())
-        .map_err(|_| NnError::LayerTooWide { layer: 0, width })?;
-    Ok(v)
+        .map_err(|_| NnError::LayerTooWide { layer, width })
 }
 
 impl Layer {
@@ -331,7 +334,8 @@ impl<const D: usize> Mlp<D> {
             let (Some(hidden), Some(out)) = (hidden, out) else {
                 return Ok(());
             };
-            let mut h = buffer::<T>(hidden.outputs)?;
+            let mut h = heapless::Vec::new();
+            resize(&mut h, hidden.outputs, 1)?;
             hidden.forward(hidden.params(params), input, &mut h);
             out.forward(out.params(params), &h, output);
             return Ok(());
@@ -348,7 +352,10 @@ impl<const D: usize> Mlp<D> {
         input: &[T],
         output: &mut [T],
     ) -> Result<(), NnError> {
-        let (mut a, mut b) = (buffer::<T>(0)?, buffer::<T>(0)?);
+        let (mut a, mut b) = (
+            heapless::Vec::<T, MAX_WIDTH>::new(),
+            heapless::Vec::<T, MAX_WIDTH>::new(),
+        );
         let (mut x, mut y) = (&mut a, &mut b);
         let last = D - 2;
         for (l, layer) in self.layers().enumerate() {
@@ -358,11 +365,7 @@ impl<const D: usize> Mlp<D> {
                 break;
             }
             y.clear();
-            y.resize(layer.outputs, T::zero())
-                .map_err(|_| NnError::LayerTooWide {
-                    layer: l + 1,
-                    width: layer.outputs,
-                })?;
+            resize(y, layer.outputs, l + 1)?;
             layer.forward(layer.params(params), x_in, y);
             core::mem::swap(&mut x, &mut y);
         }

@@ -135,7 +135,8 @@ impl<L: Loss, const D: usize> Objective<L, D> {
         let mut correct = 0;
         for s in batch {
             let x: [T; I] = core::array::from_fn(|k| T::from_f64(s.x[k]));
-            let mut out = widths::<T>(outputs, T::zero())?;
+            let mut out = heapless::Vec::new();
+            crate::mlp::resize::<T>(&mut out, outputs, D - 1)?;
             self.model.forward(params, &x, &mut out)?;
             let l = self.loss.sample(&out, s.y);
             sum = Some(match sum {
@@ -379,7 +380,8 @@ impl<'t, S: Scalar, const P: usize> Trainer<'t, S, P> {
                 // Inputs are constants: no gradient is asked of them, so they cost no slot.
                 let x: [Var<'_, S>; I] =
                     core::array::from_fn(|k| Var::constant(S::from_f64(s.x[k])));
-                let mut out = widths(outputs, Var::constant(S::ZERO))?;
+                let mut out = heapless::Vec::new();
+                crate::mlp::resize(&mut out, outputs, D - 1)?;
                 model.forward(&vars, &x, &mut out)?;
                 let l = objective.loss.sample(&out, s.y);
                 sum = Some(match sum {
@@ -533,16 +535,6 @@ impl<'t, S: Scalar, const P: usize> Trainer<'t, S, P> {
             last,
         })
     }
-}
-
-/// A buffer of `n` copies of `fill` (at most [`MAX_WIDTH`]), initialised only as far as used: a
-/// tape handle is 32 bytes on a 32-bit part, and a full `MAX_WIDTH` array per sample cost more
-/// than the tape work of a small network.
-fn widths<T: Clone>(n: usize, fill: T) -> Result<heapless::Vec<T, MAX_WIDTH>, NnError> {
-    let mut v = heapless::Vec::new();
-    v.resize(n, fill)
-        .map_err(|_| NnError::LayerTooWide { layer: 0, width: n })?;
-    Ok(v)
 }
 
 /// `f` of every element of `xs`, in a buffer of the same width.
