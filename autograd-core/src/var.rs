@@ -221,6 +221,38 @@ impl<'t, S: Scalar> Var<'t, S> {
                 n: 2,
                 ..self
             },
+            // The rarer shapes, out of line: inlined into every operation of a long generated
+            // function they made it compile several times slower.
+            _ => return self.merge(op, value, [a0, a1], y, [b0, b1]),
+        };
+        let r = Var {
+            tape,
+            value,
+            op,
+            ..r
+        };
+        if let Some(t) = tape {
+            if !all_finite(value, r.partial) {
+                let written = non_finite(t, op, value, r.index, r.partial, r.n);
+                return Var {
+                    op,
+                    ..Var::node(t, written, value)
+                };
+            }
+        }
+        r
+    }
+
+    /// [`combine`](Self::combine) for two handles of which one holds two pairs: merged if they
+    /// share indices, else written as one statement of up to four operands. `a`, `b` are the
+    /// partials already multiplied by the local derivatives.
+    #[inline(never)]
+    fn merge(self, op: Op, value: S, a: [S; 2], y: Self, b: [S; 2]) -> Self {
+        let tape = self.tape.or(y.tape);
+        let (i, j) = (self.index, y.index);
+        let [a0, a1] = a;
+        let [b0, b1] = b;
+        let r = match (self.n, y.n) {
             (2, 1) if j[0] == i[0] => self.with_partials(a0 + b0, a1),
             (2, 1) if j[0] == i[1] => self.with_partials(a0, a1 + b0),
             (1, 2) if i[0] == j[0] => y.with_partials(a0 + b0, b1),
@@ -230,11 +262,10 @@ impl<'t, S: Scalar> Var<'t, S> {
             // More than two recorded values: one statement holds them all.
             (nx, ny) => {
                 let t = tape.unwrap_or_else(|| unreachable_tape());
-                let x = [(i[0], a0), (i[1], a1)];
                 let index = t.push_merge(
                     op,
                     value,
-                    x,
+                    [(i[0], a0), (i[1], a1)],
                     nx as usize,
                     [(j[0], b0), (j[1], b1)],
                     ny as usize,
