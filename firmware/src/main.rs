@@ -17,7 +17,7 @@ mod xor;
 
 use core::mem::size_of;
 
-use autograd_core::{Node, Tape};
+use autograd_core::{Slot, Tape};
 use cortex_m_rt::{entry, exception, ExceptionFrame};
 use cortex_m_semihosting::{debug, hprintln};
 use panic_semihosting as _;
@@ -55,7 +55,7 @@ fn main() -> ! {
         .max(stack::peak());
 
     hprintln!("metric tape_capacity={}", tape.capacity());
-    hprintln!("metric node_bytes={}", size_of::<Node<f32>>());
+    hprintln!("metric node_bytes={}", size_of::<Slot<f32>>());
     hprintln!("metric tape_bytes={}", size_of::<DeviceTape>());
     hprintln!("metric xor_nodes_per_step={}", xor.nodes_per_step);
     hprintln!("metric xor_steps={}", xor.steps);
