@@ -48,6 +48,10 @@ pub struct Var<'t, S: Scalar> {
     n: u8,
     /// The last operation applied: the label of the statement if this handle is written.
     op: Op,
+    /// `true` only for a handle that is exactly statement `index[0]` (a leaf, `get`, a written
+    /// result): every operation clears it, so `x + 0.0` or `x * 1.0`, whose only pending
+    /// partial is 1 with respect to `x`, is not mistaken for `x` itself.
+    node: bool,
 }
 
 impl<'t, S: Scalar> Var<'t, S> {
@@ -61,6 +65,7 @@ impl<'t, S: Scalar> Var<'t, S> {
             index: [index, 0],
             n: (index != POISON) as u8,
             op: Op::Leaf,
+            node: index != POISON,
         }
     }
 
@@ -74,6 +79,7 @@ impl<'t, S: Scalar> Var<'t, S> {
             index: [0, 0],
             n: 0,
             op: Op::Leaf,
+            node: false,
         }
     }
 
@@ -89,9 +95,7 @@ impl<'t, S: Scalar> Var<'t, S> {
     /// on recorded values through pending partials, so it has no statement of its own).
     pub fn id(self) -> Option<NodeId> {
         match self.tape {
-            Some(_) if self.n == 1 && (self.partial[0] - S::ONE).is_zero() => {
-                Some(NodeId(self.index[0]))
-            }
+            Some(_) if self.node => Some(NodeId(self.index[0])),
             _ => None,
         }
     }
@@ -181,6 +185,7 @@ impl<'t, S: Scalar> Var<'t, S> {
             // is a value on the tape that depends on nothing, as a zero adjoint would be skipped.
             n: if d.is_zero() { 0 } else { self.n },
             op,
+            node: false,
             ..self
         };
         if let Some(t) = self.tape {
@@ -229,6 +234,7 @@ impl<'t, S: Scalar> Var<'t, S> {
             tape,
             value,
             op,
+            node: false,
             ..r
         };
         if let Some(t) = tape {
@@ -280,6 +286,7 @@ impl<'t, S: Scalar> Var<'t, S> {
             tape,
             value,
             op,
+            node: false,
             ..r
         };
         if let Some(t) = tape {

@@ -308,3 +308,21 @@ fn backward_above_a_mark_sweeps_only_the_new_nodes() -> Result<(), TapeError> {
     assert_eq!((again.wrt(x), again.wrt(p)), (12.0, 4.0 + 6.0 * 9f64.cos()));
     Ok(())
 }
+
+#[test]
+fn a_result_with_partial_one_is_not_mistaken_for_its_operand() -> Result<(), TapeError> {
+    // y = x + 3 depends on x with partial 1, but it is not x: it has no statement of its own
+    // until written, and writing it makes a new one with y's value.
+    let tape = Tape::<f64, 16>::new();
+    let x = tape.var(2.0);
+    let y = x + 3.0;
+    assert_eq!((y.id(), (x * 1.0).id(), (x - 0.0).id()), (None, None, None));
+    let y = y.recorded()?;
+    assert_ne!(y.id(), x.id());
+    assert_eq!(tape.get(y.id().unwrap())?.value(), 5.0);
+    // z = y^2 + x: dz/dy = 2y = 10 and dz/dx = 2y + 1 = 11 (through y and directly).
+    let z = y * y + x;
+    let g = tape.backward(z)?;
+    assert_eq!((g.wrt(y), g.wrt(x)), (10.0, 11.0));
+    Ok(())
+}

@@ -79,7 +79,12 @@ fn nary<'t, S: Scalar>(op: Op, value: S, terms: &impl Terms<'t, S>) -> Var<'t, S
                 r = r.combine(op, value, S::ONE, x, d);
             }
         });
-        return Var { value, op, ..r };
+        return Var {
+            value,
+            op,
+            node: false,
+            ..r
+        };
     }
     let index = t.push_with(op, value, count, |w: &mut [Slot<S>]| {
         let mut k = 0;
