@@ -237,7 +237,7 @@ pub(crate) fn binary_forward<S: Scalar>(op: Op, x: S, y: S) -> S {
 /// in [`cold_partials`].
 #[inline(always)]
 pub(crate) fn adjoints<S: Scalar>(op: Op, g: S, x: S, y: S, z: S, n: i32) -> (S, S) {
-    match op {
+    let (dx, dy) = match op {
         Op::Add => (g, g),
         Op::Sub => (g, -g),
         Op::Mul => (g * y, g * x),
@@ -252,7 +252,10 @@ pub(crate) fn adjoints<S: Scalar>(op: Op, g: S, x: S, y: S, z: S, n: i32) -> (S,
             let (dx, dy) = cold_partials(op, x, y, z, n);
             (g * dx, g * dy)
         }
-    }
+    };
+    #[cfg(autograd_fault_injection)] // `cargo xtask check --selftest` only (see `fault.rs`)
+    let (dx, dy) = crate::fault::corrupt(op, x, (dx, dy));
+    (dx, dy)
 }
 
 /// `(dz/dx, dz/dy)` of a node (see [`adjoints`], which handles the common operations itself).

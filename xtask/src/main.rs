@@ -11,6 +11,7 @@ mod check;
 mod firmware;
 mod fuzz;
 mod json;
+mod mutants;
 
 const HELP: &str = "\
 cargo xtask <task> [options]
@@ -20,6 +21,7 @@ Tasks:
   bench      run the benchmarks and print the comparison table
   firmware   build and run the firmware on emulated Cortex-M parts (QEMU)
   fuzz       run the cargo-fuzz targets for a bounded time
+  mutants    mutation testing of the core's derivative rules (cargo-mutants)
 
 Run `cargo xtask <task> --help` for a task's options.
 ";
@@ -35,6 +37,7 @@ fn main() -> ExitCode {
         "bench" => bench::run(rest),
         "firmware" => firmware::run(rest),
         "fuzz" => fuzz::run(rest),
+        "mutants" => mutants::run(rest),
         "help" | "--help" | "-h" => {
             print!("{HELP}");
             Ok(ExitCode::SUCCESS)

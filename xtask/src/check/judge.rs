@@ -262,7 +262,7 @@ pub fn gradient_case<S: CheckScalar, F: Function + ?Sized>(
             Verdict::Differ { error, index } => {
                 outcome.errors.push((label, error));
                 outcome.failure = Some(format!(
-                    "{}\n  {label}: differ at index {index}\n  {mode:<8}= {}\n  {what:<8}= {}",
+                    "{}\n  {label}: differ at index {index}\n  {mode:<12}= {}\n  {what:<12}= {}",
                     header(),
                     fmt_vec(actual),
                     fmt_vec(expected)
@@ -272,7 +272,7 @@ pub fn gradient_case<S: CheckScalar, F: Function + ?Sized>(
             Verdict::ReferenceNonFinite => {
                 if never_skip {
                     outcome.failure = Some(format!(
-                        "{}\n  {label}: the reference is not finite\n  {mode:<8}= {}\n  {what:<8}= {}",
+                        "{}\n  {label}: the reference is not finite\n  {mode:<12}= {}\n  {what:<12}= {}",
                         header(),
                         fmt_vec(actual),
                         fmt_vec(expected)
