@@ -261,11 +261,19 @@ fn ties_of_max_and_min_keep_the_half_split_in_both_second_order_modes() {
         for x in [[1.5, 1.5], [-2.0, -2.0], [0.0, 0.0]] {
             let (mut g, mut h) = ([9.0; 2], [9.0; 4]);
             hessian_forward(f, &x, &mut g, &mut h).unwrap();
-            assert_eq!((g, h), ([0.5, 0.5], [0.0; 4]), "forward over forward at {x:?}");
+            assert_eq!(
+                (g, h),
+                ([0.5, 0.5], [0.0; 4]),
+                "forward over forward at {x:?}"
+            );
             let mut tape = Tape::<Dual<f64>, 16>::new();
             let (mut g, mut h) = ([9.0; 2], [9.0; 4]);
             hessian(f, &mut tape, &x, &mut g, &mut h).unwrap();
-            assert_eq!((g, h), ([0.5, 0.5], [0.0; 4]), "forward over reverse at {x:?}");
+            assert_eq!(
+                (g, h),
+                ([0.5, 0.5], [0.0; 4]),
+                "forward over reverse at {x:?}"
+            );
         }
     }
     check(&MaxOf2);

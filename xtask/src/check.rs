@@ -64,7 +64,7 @@ Options:
   --quick            a few seconds: fewer points and expressions (CI uses this)
   --seed N           seed for the random points and expressions (default 1)
   --filter SUITE     run one suite: ops, seeds, expressions, nn, second-order
-  --cases N          random cases per randomized suite, 1 to 1000000 (default 2000, quick 200)
+  --cases N          random cases per randomized suite, 1 to 100000 (default 2000, quick 200)
   --threads N        worker threads (default: all cores; 1 = sequential)
   --json PATH        write every figure of the report as JSON
   --selftest         build the check with known-wrong derivative rules injected (a separate
@@ -73,8 +73,10 @@ Options:
   -h, --help         this text
 ";
 
-/// The most `--cases`: each case keeps its expression in memory until the report.
-const MAX_CASES: u64 = 1_000_000;
+/// The most `--cases`: each case keeps its expression in memory until the report (about 2.5 KB
+/// per expression case: `--filter expressions --cases 20000 --threads 1` peaks at 49 MB resident,
+/// measured with `/usr/bin/time -v`), so this bound stays near 250 MB.
+const MAX_CASES: u64 = 100_000;
 
 /// The suites, in report order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -436,7 +438,7 @@ mod tests {
         assert!(parse(&s(&["--seed"])).is_err());
         assert!(parse(&s(&["--bogus"])).is_err());
         assert!(parse(&s(&["--cases", "0"])).is_err());
-        assert!(parse(&s(&["--cases", "1000001"])).is_err());
+        assert!(parse(&s(&["--cases", "100001"])).is_err());
         assert!(parse(&s(&["--cases", "99999999999999999999"])).is_err());
         let o = parse(&s(&["--quick", "--filter", "ops", "--seed", "9"]))
             .unwrap()
@@ -446,8 +448,8 @@ mod tests {
             (true, Some(Suite::Ops), 9, 200)
         );
         assert_eq!(
-            parse(&s(&["--cases", "1000000"])).unwrap().unwrap().cases,
-            1_000_000
+            parse(&s(&["--cases", "100000"])).unwrap().unwrap().cases,
+            100_000
         );
     }
 }
