@@ -39,6 +39,7 @@ mod expr;
 mod judge;
 mod ops;
 mod report;
+mod second_order;
 mod selftest;
 mod suites;
 
