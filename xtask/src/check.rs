@@ -14,8 +14,10 @@
 //!   point, the comparison and both vectors;
 //! - a non-finite reference against a result of the same IEEE class (same-signed infinity, NaN
 //!   and NaN) is agreement, counted in the report ("passed with a non-finite derivative on both
-//!   sides"); against anything else the reference cannot judge and the case is skipped as
-//!   `reference-non-finite`;
+//!   sides"); against anything else it is a failure when the reference is exact (a closed form,
+//!   a hand-derived value: `sqrt'(0) = +inf`), and a skip (`reference-non-finite`) when the
+//!   reference is forward mode, which cannot judge there (`0 * inf` is NaN in forward mode while
+//!   reverse mode never multiplies a zero adjoint);
 //! - a case whose reference *value* is not finite (a plain evaluation, or the closed form) is
 //!   outside the function's domain and skipped as `undefined`.
 //!
