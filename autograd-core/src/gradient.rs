@@ -41,18 +41,17 @@ use crate::{Dual, DualVec, Number, Scalar, TapeError, TapeView, Var};
 
 /// A function R^n → R, written once for every [`Number`] type.
 ///
-/// Where it can go, and what each costs (ratios to one plain evaluation at n = 100 on the
-/// benchmark functions, Rosenbrock (arithmetic only) / a sin-exp-tanh sum; single runs on a
-/// shared 2-core machine, good to about ±30%):
+/// Where it can go, and how many passes each mode takes (measured costs: the README's
+/// performance section, reproduced by `cargo xtask bench`):
 ///
-/// | mode | driver | passes | measured, n = 100 |
-/// |---|---|---|---|
-/// | reverse | [`gradient_reverse`] | 1 recording + 1 backward sweep | 43x / 3-4x |
-/// | forward, `Dual` | [`gradient_forward`] | n | 158x / 131x |
-/// | forward, `DualVec<S, L>` | [`gradient_forward_vec`] | ceil(n / L) | 54x / 18x (L = 8) |
-/// | central differences | [`gradient_central`](crate::gradient_central) | 2n + 1 plain | 172x |
-/// | Jacobian, reverse | [`jacobian_reverse`] | 1 recording + m sweeps | |
-/// | Jacobian, forward | [`jacobian_forward`], [`jacobian_forward_vec`] | n, ceil(n / L) | |
+/// | mode | driver | passes |
+/// |---|---|---|
+/// | reverse | [`gradient_reverse`] | 1 recording + 1 backward sweep |
+/// | forward, `Dual` | [`gradient_forward`] | n |
+/// | forward, `DualVec<S, L>` | [`gradient_forward_vec`] | ceil(n / L) |
+/// | central differences | [`gradient_central`](crate::gradient_central) | 2n + 1 plain |
+/// | Jacobian, reverse | [`jacobian_reverse`] | 1 recording + m sweeps |
+/// | Jacobian, forward | [`jacobian_forward`], [`jacobian_forward_vec`] | n, ceil(n / L) |
 ///
 /// Reverse mode's cost does not grow with n; forward mode's does, so it pays for few inputs
 /// (or many outputs), and its lanes pay where transcendental functions dominate.
@@ -240,8 +239,8 @@ pub(crate) use tiered;
 /// Appends `f(x_i)` to `v`, a buffer of capacity `D` (the caller checked `x.len() <= D`).
 ///
 /// Fills in place: returning the buffer by value would copy its whole capacity on every call
-/// (96 KiB of `Var<f64>` in the largest tier), which measured 2.6x the cost of a reverse-mode
-/// gradient of Rosenbrock at n = 1024.
+/// (96 KiB of `Var<f64>` in the largest tier), more than a reverse-mode gradient of a
+/// thousand-input Rosenbrock costs.
 #[inline(always)]
 pub(crate) fn fill<const D: usize, S: Copy, T>(
     v: &mut Vec<T, D>,

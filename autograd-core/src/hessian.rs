@@ -89,17 +89,15 @@ fn hvp_tier<const D: usize, S: Scalar, F: Function + ?Sized>(
 /// - **Forward over reverse** ([`hessian_vector_product`], [`hessian`]): record `f` on a tape whose
 ///   scalar is [`Dual<S>`], each input `x_i + v_i ε`. The backward sweep then differentiates the
 ///   gradient in direction `v`: the adjoints are `∇f + (H v) ε`. One HVP costs one recording and
-///   one backward sweep in dual arithmetic (measured 1-1.5x a reverse-mode gradient on Rosenbrock
-///   and on a sin/exp/tanh sum, n = 10 and 100) and needs the tape
-///   to hold the `n` inputs and the operations of `f` (nodes of `Dual<f64>` are 40 bytes). The
+///   one backward sweep in dual arithmetic (each operation on two numbers instead of one) and
+///   needs the tape to hold the `n` inputs and the operations of `f` (nodes of `Dual<f64>` are 40 bytes). The
 ///   full Hessian is `n` HVPs, `v = e_1, ..., e_n`: `O(n)` gradients, the method of choice
 ///   unless `n` is tiny.
 /// - **Forward over forward** ([`hessian_forward`]): evaluate `f` in `Dual<Dual<S>>` with input
 ///   `i` seeded in the inner and input `j` in the outer tangent: one pass per pair `i <= j`,
-///   `n (n + 1) / 2` passes, each measured at 2.5-11x a plain evaluation. No tape at all. At
-///   n = 10 it beat `n` HVPs on Rosenbrock (10 µs vs 15 µs) and lost on the sin/exp/tanh sum
-///   (123 µs vs 53 µs); at n = 100 it was 5-27x slower. Use it for a handful of inputs or where
-///   no tape fits.
+///   `n (n + 1) / 2` passes, each a few plain evaluations. No tape at all. Its pass count grows
+///   as `n^2` against the `n` HVPs of forward over reverse: use it for a handful of inputs or
+///   where no tape fits.
 ///
 /// Both write the gradient too, which they get for free.
 ///
@@ -214,8 +212,7 @@ fn hessian_forward_tier<const D: usize, S: Scalar, F: Function + ?Sized>(
 /// The full Hessian by forward over reverse with `L` tangent lanes: a tape of
 /// [`DualVec<S, L>`] carries `L` Hessian columns per sweep, so `ceil(n / L)` recordings and
 /// backward sweeps instead of the `n` of [`hessian`] (each costlier: every adjoint carries `L`
-/// lanes, and a node of `DualVec<f64, 8>` is 152 bytes). With `L = 8` it measured 2.4-3.9x
-/// faster than [`hessian`] at n = 10 and 100. Same layout, result (bit for bit) and errors as
+/// lanes, and a node of `DualVec<f64, 8>` is 152 bytes). Same layout, result (bit for bit) and errors as
 /// [`hessian`]; `L = 0` does not compile.
 ///
 /// ```

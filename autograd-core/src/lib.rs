@@ -57,6 +57,8 @@ mod dot;
 mod dual;
 mod dual_vec;
 mod error;
+#[cfg(autograd_fault_injection)]
+pub mod fault;
 mod finite_diff;
 mod gradient;
 mod hessian;

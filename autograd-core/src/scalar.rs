@@ -49,7 +49,7 @@ pub trait Scalar:
     fn is_zero(self) -> bool;
 
     /// `(sin x, cos x)`; for `f32`/`f64` one libm call that shares the argument reduction
-    /// (bit-identical to `sin` and `cos`, about 1.6x faster than both), which forward mode uses.
+    /// (bit-identical to `sin` and `cos`, cheaper than both), which forward mode uses.
     #[inline]
     fn sin_cos(self) -> (Self, Self) {
         (self.sin(), self.cos())

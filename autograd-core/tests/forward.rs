@@ -290,3 +290,23 @@ fn mixed_scalar_operands() {
     y *= Dual::variable(2.0);
     assert_eq!((y.re, y.eps), (8.0, 2.0 + 4.0));
 }
+
+#[test]
+fn is_finite_and_is_zero_look_at_every_part_of_a_dual() {
+    let finite = DualVec::<f64, 3>::variable(2.0, 1);
+    assert!(finite.is_finite());
+    assert!(!finite.is_zero());
+    let mut nan_lane = finite;
+    nan_lane.eps[2] = f64::NAN;
+    assert!(!nan_lane.is_finite());
+    let mut zero = finite;
+    zero.re = 0.0;
+    assert!(!zero.is_zero()); // a lane is still 1
+    zero.eps = [0.0; 3];
+    assert!(zero.is_zero());
+
+    let d = Dual::<f64>::variable(2.0);
+    assert!(d.is_finite());
+    assert!(!Dual::<f64>::new(2.0, f64::INFINITY).is_finite());
+    assert!(!Dual::<f64>::new(f64::NAN, 1.0).is_finite());
+}

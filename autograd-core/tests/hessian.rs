@@ -237,3 +237,45 @@ fn second_order_at_zero_where_a_value_formula_branches() {
         assert_eq!((g2[0], h2[0]), (d1, d2), "{op:?}, forward over forward");
     }
 }
+
+struct MaxOf2;
+impl Function for MaxOf2 {
+    fn eval<T: Number>(&self, x: &[T]) -> T {
+        x[0].max(x[1])
+    }
+}
+
+struct MinOf2;
+impl Function for MinOf2 {
+    fn eval<T: Number>(&self, x: &[T]) -> T {
+        x[0].min(x[1])
+    }
+}
+
+/// At a tie, `max`/`min` split the gradient 0.5/0.5 (the first-order convention); the second-order
+/// modes must keep it: forward over forward evaluates the tie on nested duals, where the inner
+/// tangents are split by the mean of the two arguments. Both pieces are linear: H = 0.
+#[test]
+fn ties_of_max_and_min_keep_the_half_split_in_both_second_order_modes() {
+    fn check<F: Function>(f: &F) {
+        for x in [[1.5, 1.5], [-2.0, -2.0], [0.0, 0.0]] {
+            let (mut g, mut h) = ([9.0; 2], [9.0; 4]);
+            hessian_forward(f, &x, &mut g, &mut h).unwrap();
+            assert_eq!(
+                (g, h),
+                ([0.5, 0.5], [0.0; 4]),
+                "forward over forward at {x:?}"
+            );
+            let mut tape = Tape::<Dual<f64>, 16>::new();
+            let (mut g, mut h) = ([9.0; 2], [9.0; 4]);
+            hessian(f, &mut tape, &x, &mut g, &mut h).unwrap();
+            assert_eq!(
+                (g, h),
+                ([0.5, 0.5], [0.0; 4]),
+                "forward over reverse at {x:?}"
+            );
+        }
+    }
+    check(&MaxOf2);
+    check(&MinOf2);
+}

@@ -19,7 +19,7 @@ const MODEL: Mlp<3> = Mlp::new([2, 4, 1], Activation::Tanh, Activation::Tanh);
 const P: usize = MODEL.param_count();
 /// Parameters, the four samples (2 inputs + forward + 2 loss nodes + 1 sum each), the scale.
 const TAPE_NODES: usize = P + 4 * (2 + MODEL.forward_slots() + 3) + 8;
-const MAX_STEPS: usize = 100_000;
+pub const MAX_STEPS: usize = 100_000;
 
 fn main() -> ExitCode {
     let seed = match std::env::args().nth(1).map(|s| s.parse::<u64>()) {

@@ -16,14 +16,31 @@ mod spiral;
 #[test]
 fn xor_gets_every_sign_right_with_the_seed_lessons_setup() {
     let run = xor::train(42, false).unwrap();
-    // Seed 42: the signs are all right from step 63, and the loss is below 0.25 after 138
-    // updates (the lesson's 100 steps are not quite enough for a clear margin).
-    assert_eq!(run.first_all_right, Some(63));
-    assert_eq!(run.updates, 138);
+    // Training stops at loss <= 0.25 within the step budget; a squared error of at most 0.25
+    // summed over the four points puts every prediction within 0.5 of its target, so every sign
+    // is right, and it was right no later than that step.
     assert!(run.loss <= 0.25);
+    assert!(
+        run.updates < xor::MAX_STEPS,
+        "did not converge in {} steps",
+        run.updates
+    );
+    let first = run
+        .first_all_right
+        .expect("the signs were right at some step");
+    assert!(first <= run.updates, "{first} > {}", run.updates);
     for (pred, target) in run.predictions.iter().zip([-1.0, 1.0, 1.0, -1.0]) {
         assert!(pred * target > 0.5, "{pred} vs {target}");
     }
+}
+
+/// A regression pin, not a derived fact: with seed 42 a run on this code gave all signs right
+/// from step 63 and loss <= 0.25 after 138 updates (the README quotes them). A change here
+/// means the arithmetic or the initialisation changed: look why, then update both.
+#[test]
+fn xor_seed_42_regression_pin_63_and_138_steps() {
+    let run = xor::train(42, false).unwrap();
+    assert_eq!((run.first_all_right, run.updates), (Some(63), 138));
 }
 
 #[test]
@@ -57,7 +74,7 @@ fn moons_reach_full_training_accuracy_in_micrograds_100_steps_on_any_tape_size()
 }
 
 #[test]
-fn spiral_reaches_95_percent_with_softmax_and_adam() {
+fn spiral_reaches_99_percent_within_200_adam_steps() {
     let (stats, steps) = spiral::train(7, false).unwrap();
     assert!(stats.accuracy() >= 0.99, "{}", stats.accuracy());
     assert!(steps < 200, "{steps} steps");

@@ -12,6 +12,7 @@ mod firmware;
 mod fuzz;
 mod grad;
 mod json;
+mod mutants;
 
 const HELP: &str = "\
 cargo xtask <task> [options]
@@ -23,6 +24,7 @@ Tasks:
   fuzz       run the cargo-fuzz targets for a bounded time
   grad       the lessons' calculator: an expression's value and gradient at points by reverse
              mode, forward mode and finite differences (Hessian, f32, graph and step-size plot)
+  mutants    mutation testing of the core's derivative rules (cargo-mutants)
 
 Run `cargo xtask <task> --help` for a task's options.
 ";
@@ -39,6 +41,7 @@ fn main() -> ExitCode {
         "firmware" => firmware::run(rest),
         "fuzz" => fuzz::run(rest),
         "grad" => grad::run(rest),
+        "mutants" => mutants::run(rest),
         "help" | "--help" | "-h" => {
             print!("{HELP}");
             Ok(ExitCode::SUCCESS)

@@ -1,0 +1,208 @@
+//! Closed-form values and derivatives of every single operation the `ops` suite checks, written
+//! here from the textbook formulas in plain `f64` (std math, not libm), independently of the
+//! core's derivative rules (`op.rs`, `dual.rs`): the `ops` suite's reference. For an `f32` case
+//! they are evaluated at the `f32` point, where they are far more precise than the `f32` result.
+//!
+//! Where the derivative is not defined (kinks), the value is the documented convention
+//! (PyTorch's): `relu'(0) = abs'(0) = 0`, `leaky_relu'(0) = slope`, `max`/`min` of equal
+//! arguments give each half.
+
+/// `(f(x, y), [df/dx, df/dy])`; one-input operations ignore `y` and give `df/dy = 0`.
+pub type ClosedForm = fn(f64, f64) -> (f64, [f64; 2]);
+
+pub fn neg(x: f64, _: f64) -> (f64, [f64; 2]) {
+    (-x, [-1.0, 0.0])
+}
+
+pub fn exp(x: f64, _: f64) -> (f64, [f64; 2]) {
+    (x.exp(), [x.exp(), 0.0])
+}
+
+pub fn ln(x: f64, _: f64) -> (f64, [f64; 2]) {
+    (x.ln(), [1.0 / x, 0.0])
+}
+
+pub fn sqrt(x: f64, _: f64) -> (f64, [f64; 2]) {
+    (x.sqrt(), [1.0 / (2.0 * x.sqrt()), 0.0])
+}
+
+pub fn sin(x: f64, _: f64) -> (f64, [f64; 2]) {
+    (x.sin(), [x.cos(), 0.0])
+}
+
+pub fn cos(x: f64, _: f64) -> (f64, [f64; 2]) {
+    (x.cos(), [-x.sin(), 0.0])
+}
+
+/// tan' = sec^2.
+pub fn tan(x: f64, _: f64) -> (f64, [f64; 2]) {
+    (x.tan(), [1.0 / (x.cos() * x.cos()), 0.0])
+}
+
+/// tanh' = sech^2 = 1 / cosh^2 (cosh overflows to inf for |x| > 710: the derivative is then 0).
+pub fn tanh(x: f64, _: f64) -> (f64, [f64; 2]) {
+    (x.tanh(), [1.0 / (x.cosh() * x.cosh()), 0.0])
+}
+
+/// sigmoid' = e^-|x| / (1 + e^-|x|)^2 (symmetric, no overflow).
+pub fn sigmoid(x: f64, _: f64) -> (f64, [f64; 2]) {
+    let e = (-x.abs()).exp();
+    let value = if x >= 0.0 {
+        1.0 / (1.0 + e)
+    } else {
+        e / (1.0 + e)
+    };
+    (value, [e / ((1.0 + e) * (1.0 + e)), 0.0])
+}
+
+/// softplus(x) = ln(1 + e^x) = max(x, 0) + ln(1 + e^-|x|); softplus' = sigmoid.
+pub fn softplus(x: f64, _: f64) -> (f64, [f64; 2]) {
+    let value = x.max(0.0) + (-x.abs()).exp().ln_1p();
+    (value, [sigmoid(x, 0.0).0, 0.0])
+}
+
+pub fn relu(x: f64, _: f64) -> (f64, [f64; 2]) {
+    if x > 0.0 {
+        (x, [1.0, 0.0])
+    } else {
+        (0.0, [0.0, 0.0])
+    }
+}
+
+pub fn abs(x: f64, _: f64) -> (f64, [f64; 2]) {
+    let d = if x > 0.0 {
+        1.0
+    } else if x < 0.0 {
+        -1.0
+    } else {
+        0.0
+    };
+    (x.abs(), [d, 0.0])
+}
+
+/// Leaky ReLU with slope 0.1 (the suite's).
+pub fn leaky_relu_01(x: f64, _: f64) -> (f64, [f64; 2]) {
+    if x > 0.0 {
+        (x, [1.0, 0.0])
+    } else {
+        (0.1 * x, [0.1, 0.0])
+    }
+}
+
+pub fn cube(x: f64, _: f64) -> (f64, [f64; 2]) {
+    (x * x * x, [3.0 * x * x, 0.0])
+}
+
+/// x^-2, derivative -2 x^-3.
+pub fn inverse_square(x: f64, _: f64) -> (f64, [f64; 2]) {
+    (1.0 / (x * x), [-2.0 / (x * x * x), 0.0])
+}
+
+/// x^0 = 1 everywhere (0^0 = 1 too), derivative 0.
+pub fn constant_one(_: f64, _: f64) -> (f64, [f64; 2]) {
+    (1.0, [0.0, 0.0])
+}
+
+/// x^2.5, derivative 2.5 x^1.5.
+pub fn pow_2_5(x: f64, _: f64) -> (f64, [f64; 2]) {
+    (x * x * x.sqrt(), [2.5 * x * x.sqrt(), 0.0])
+}
+
+/// x^-0.5, derivative -0.5 x^-1.5.
+pub fn pow_minus_0_5(x: f64, _: f64) -> (f64, [f64; 2]) {
+    (1.0 / x.sqrt(), [-0.5 / (x * x.sqrt()), 0.0])
+}
+
+pub fn add(x: f64, y: f64) -> (f64, [f64; 2]) {
+    (x + y, [1.0, 1.0])
+}
+
+pub fn sub(x: f64, y: f64) -> (f64, [f64; 2]) {
+    (x - y, [1.0, -1.0])
+}
+
+pub fn mul(x: f64, y: f64) -> (f64, [f64; 2]) {
+    (x * y, [y, x])
+}
+
+pub fn div(x: f64, y: f64) -> (f64, [f64; 2]) {
+    (x / y, [1.0 / y, -x / (y * y)])
+}
+
+/// x^y for x > 0: d/dx = y x^(y-1), d/dy = x^y ln x.
+pub fn pow(x: f64, y: f64) -> (f64, [f64; 2]) {
+    let v = x.powf(y);
+    (v, [y * x.powf(y - 1.0), v * x.ln()])
+}
+
+pub fn max(x: f64, y: f64) -> (f64, [f64; 2]) {
+    if x > y {
+        (x, [1.0, 0.0])
+    } else if y > x {
+        (y, [0.0, 1.0])
+    } else {
+        (x, [0.5, 0.5])
+    }
+}
+
+pub fn min(x: f64, y: f64) -> (f64, [f64; 2]) {
+    if x < y {
+        (x, [1.0, 0.0])
+    } else if y < x {
+        (y, [0.0, 1.0])
+    } else {
+        (x, [0.5, 0.5])
+    }
+}
+
+/// x0 + x1 + x0 (the `sum` case: an input used twice).
+pub fn sum_x0_x1_x0(x: f64, y: f64) -> (f64, [f64; 2]) {
+    (2.0 * x + y, [2.0, 1.0])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The table against central differences of its own values, at points away from kinks and
+    /// bounds: a typo in a formula shows up here before it shows up as a failing check.
+    #[test]
+    fn derivatives_match_differences_of_the_values() {
+        let table: [(&str, ClosedForm, f64, f64); 25] = [
+            ("neg", neg, 0.7, 0.0),
+            ("exp", exp, 0.7, 0.0),
+            ("ln", ln, 0.7, 0.0),
+            ("sqrt", sqrt, 0.7, 0.0),
+            ("sin", sin, 0.7, 0.0),
+            ("cos", cos, 0.7, 0.0),
+            ("tan", tan, 0.7, 0.0),
+            ("tanh", tanh, 0.7, 0.0),
+            ("sigmoid", sigmoid, -0.7, 0.0),
+            ("softplus", softplus, -0.7, 0.0),
+            ("relu", relu, 0.7, 0.0),
+            ("abs", abs, -0.7, 0.0),
+            ("leaky_relu", leaky_relu_01, -0.7, 0.0),
+            ("cube", cube, 0.7, 0.0),
+            ("inverse_square", inverse_square, 0.7, 0.0),
+            ("constant_one", constant_one, 0.7, 0.0),
+            ("pow_2_5", pow_2_5, 0.7, 0.0),
+            ("pow_minus_0_5", pow_minus_0_5, 0.7, 0.0),
+            ("add", add, 0.7, -1.3),
+            ("sub", sub, 0.7, -1.3),
+            ("mul", mul, 0.7, -1.3),
+            ("div", div, 0.7, -1.3),
+            ("pow", pow, 0.7, -1.3),
+            ("max", max, 0.7, -1.3),
+            ("sum", sum_x0_x1_x0, 0.7, -1.3),
+        ];
+        let h = 1e-6;
+        for (name, f, x, y) in table {
+            let (_, d) = f(x, y);
+            let dx = (f(x + h, y).0 - f(x - h, y).0) / (2.0 * h);
+            let dy = (f(x, y + h).0 - f(x, y - h).0) / (2.0 * h);
+            assert!((d[0] - dx).abs() < 1e-8, "{name}: d/dx {} vs {dx}", d[0]);
+            assert!((d[1] - dy).abs() < 1e-8, "{name}: d/dy {} vs {dy}", d[1]);
+        }
+        assert_eq!(min(0.7, -1.3).1, [0.0, 1.0]);
+    }
+}

@@ -1,0 +1,487 @@
+//! How one case is judged: a result against a reference, element by element, with the core's
+//! rule `|a - b| <= atol + rtol |b|` where both are finite and an IEEE-class rule where the
+//! reference is not (see the module docs of `check.rs` for the skip rule).
+
+use std::cell::RefCell;
+use std::fmt::Write as _;
+
+use autograd_core::{
+    gradient_forward, gradient_reverse, Function, Scalar, Tape, TapeView, Tolerance,
+};
+
+use super::{Error, Outcome, Skip};
+
+/// `actual` against the reference `expected` with the core's gradient-check rule
+/// (`autograd_core::compare`: `|a - b| <= atol + rtol |b|`): (passes, the worst element's
+/// errors, its index).
+pub fn compare(actual: &[f64], expected: &[f64], tolerance: Tolerance) -> (bool, Error, usize) {
+    match autograd_core::compare(actual, expected, tolerance) {
+        Ok(c) => {
+            let (error, index) = c.worst.map_or((Error::default(), 0), |w| {
+                // A relative error means nothing against a reference inside the absolute floor
+                // (e.g. exactly 0): report 0 there, the absolute error says it all.
+                let rel = if w.expected.abs() <= tolerance.atol {
+                    0.0
+                } else {
+                    w.rel_error
+                };
+                (
+                    Error {
+                        abs: w.abs_error,
+                        rel,
+                    },
+                    w.index,
+                )
+            });
+            (c.passed, error, index)
+        }
+        // Lengths are equal by construction; a mismatch is reported as a failure, not a panic.
+        Err(_) => (
+            false,
+            Error {
+                abs: f64::NAN,
+                rel: f64::NAN,
+            },
+            0,
+        ),
+    }
+}
+
+/// The IEEE class of a value that is not finite (`None` for a finite one).
+fn non_finite_class(v: f64) -> Option<&'static str> {
+    if v.is_nan() {
+        Some("NaN")
+    } else if v == f64::INFINITY {
+        Some("+inf")
+    } else if v == f64::NEG_INFINITY {
+        Some("-inf")
+    } else {
+        None
+    }
+}
+
+/// What comparing a result with a reference found.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Verdict {
+    /// Every element agrees: within tolerance where the reference is finite, the same IEEE class
+    /// (same-signed infinity, or NaN and NaN) where it is not; `non_finite` counts the latter.
+    Agree { error: Error, non_finite: usize },
+    /// An element the reference can judge (a finite one) is out of tolerance or not finite.
+    Differ { error: Error, index: usize },
+    /// The finite elements agree, but the reference is not finite at an element where the result
+    /// is of another class: the reference cannot judge that element.
+    ReferenceNonFinite,
+}
+
+/// `actual` against `reference`: the finite elements of the reference with the core's rule
+/// (a non-finite result there is a difference), the others by IEEE class.
+pub fn judge(actual: &[f64], reference: &[f64], tolerance: Tolerance) -> Verdict {
+    if actual.len() != reference.len() {
+        return Verdict::Differ {
+            error: Error {
+                abs: f64::NAN,
+                rel: f64::NAN,
+            },
+            index: 0,
+        };
+    }
+    let finite: Vec<usize> = (0..reference.len())
+        .filter(|&i| reference[i].is_finite())
+        .collect();
+    let a: Vec<f64> = finite.iter().map(|&i| actual[i]).collect();
+    let r: Vec<f64> = finite.iter().map(|&i| reference[i]).collect();
+    let (ok, error, k) = compare(&a, &r, tolerance);
+    if !ok {
+        return Verdict::Differ {
+            error,
+            index: finite.get(k).copied().unwrap_or(0),
+        };
+    }
+    let mut non_finite = 0;
+    for (a, r) in actual.iter().zip(reference) {
+        if let Some(class) = non_finite_class(*r) {
+            if non_finite_class(*a) != Some(class) {
+                return Verdict::ReferenceNonFinite;
+            }
+            non_finite += 1;
+        }
+    }
+    Verdict::Agree { error, non_finite }
+}
+
+/// The default tolerance with its absolute part scaled by the reference's largest finite
+/// component (at least 1): a component computed from terms of that size carries their rounding
+/// error, even when it is small itself (e.g. 1.2 out of terms of 3e7 is off by ~1e-9 in both
+/// modes).
+pub fn scaled(t: Tolerance, reference: &[f64]) -> Tolerance {
+    let size = reference
+        .iter()
+        .filter(|v| v.is_finite())
+        .fold(1.0_f64, |m, v| m.max(v.abs()));
+    Tolerance::new(t.atol * size, t.rtol)
+}
+
+/// A scalar type the suites check in, with a per-thread tape and its tolerances.
+pub trait CheckScalar: Scalar + Send + Sync {
+    const NAME: &'static str;
+    fn with_tape<R>(f: impl FnOnce(&mut TapeView<Self>) -> R) -> R;
+}
+
+const TAPE_NODES: usize = 1 << 16;
+
+thread_local! {
+    static TAPE_F64: RefCell<Box<Tape<f64, TAPE_NODES>>> = RefCell::new(Box::new(Tape::new()));
+    static TAPE_F32: RefCell<Box<Tape<f32, TAPE_NODES>>> = RefCell::new(Box::new(Tape::new()));
+}
+
+impl CheckScalar for f64 {
+    const NAME: &'static str = "f64";
+    fn with_tape<R>(f: impl FnOnce(&mut TapeView<Self>) -> R) -> R {
+        TAPE_F64.with(|t| f(&mut t.borrow_mut()))
+    }
+}
+
+impl CheckScalar for f32 {
+    const NAME: &'static str = "f32";
+    fn with_tape<R>(f: impl FnOnce(&mut TapeView<Self>) -> R) -> R {
+        TAPE_F32.with(|t| f(&mut t.borrow_mut()))
+    }
+}
+
+pub fn fmt_vec(v: &[f64]) -> String {
+    let mut s = String::from("[");
+    for (i, x) in v.iter().enumerate() {
+        if i > 0 {
+            s.push_str(", ");
+        }
+        let _ = write!(s, "{x:.17e}");
+    }
+    s.push(']');
+    s
+}
+
+/// An answer known independently of both modes: a closed-form derivative written in xtask, or a
+/// hand-derived (seed-given) gradient.
+#[derive(Clone, Debug)]
+pub struct Reference {
+    /// How the report names it: "closed form", "hand-derived".
+    pub label: &'static str,
+    /// The function's value, when known; `None` compares the value with a plain evaluation.
+    pub value: Option<f64>,
+    pub gradient: Vec<f64>,
+    /// As stated (absolute); `None`: `Tolerance::between_modes` of the case's scalar type,
+    /// scaled by the reference (see [`scaled`]).
+    pub tolerance: Option<Tolerance>,
+    /// A hand-derived answer is finite by construction: the case is never skipped.
+    pub never_skip: bool,
+}
+
+/// Comparison labels, fixed so the report can fold them by name.
+///
+/// Where the reference is not finite and the result is of another IEEE class, a case with a
+/// `Reference` fails and a case judged by forward mode is skipped.
+fn labels(reference: Option<&Reference>) -> [&'static str; 2] {
+    match reference.map(|r| r.label) {
+        None => ["reverse vs forward", ""],
+        Some("closed form") => ["reverse vs closed form", "forward vs closed form"],
+        Some(_) => ["reverse vs hand-derived", "forward vs hand-derived"],
+    }
+}
+
+/// Reverse mode against a reference (`reference`, or forward mode when there is none), forward
+/// mode against `reference` too, and reverse mode against central differences, of `f` at `x` in
+/// scalar `S`.
+///
+/// `kink_distance` is how far (in the inputs' units) the point is from the nearest kink of `f`
+/// (NaN if an intermediate value is not finite in `f64`); `describe` names the function for a
+/// failure report.
+pub fn gradient_case<S: CheckScalar, F: Function + ?Sized>(
+    f: &F,
+    x: &[f64],
+    kink_distance: f64,
+    reference: Option<&Reference>,
+    describe: &dyn Fn() -> String,
+) -> Outcome {
+    let n = x.len();
+    let xs: Vec<S> = x.iter().map(|&v| S::from_f64(v)).collect();
+    let at: Vec<f64> = xs.iter().map(|v| v.to_f64()).collect();
+    let never_skip = reference.is_some_and(|r| r.never_skip);
+    // The value the modes must reproduce: the reference's, or a plain evaluation in `S` (which
+    // runs neither the tape nor dual numbers). Where it is not finite the point is outside the
+    // function's domain and no derivative can be judged.
+    let plain: S = f.eval(&xs);
+    let value = reference.and_then(|r| r.value).unwrap_or(plain.to_f64());
+    if !value.is_finite() && !never_skip {
+        return Outcome::skipped(Skip::Undefined);
+    }
+    let mut rev = vec![S::ZERO; n];
+    let rev_value = match S::with_tape(|tape| gradient_reverse(f, tape, &xs, &mut rev)) {
+        Ok(v) => v.to_f64(),
+        Err(e) => return Outcome::failure(format!("{}: reverse mode failed: {e}", describe())),
+    };
+    let mut fwd = vec![S::ZERO; n];
+    let fwd_value = match gradient_forward(f, &xs, &mut fwd) {
+        Ok(v) => v.to_f64(),
+        Err(e) => return Outcome::failure(format!("{}: forward mode failed: {e}", describe())),
+    };
+    let to64 = |v: &[S]| v.iter().map(|g| g.to_f64()).collect::<Vec<f64>>();
+    let (rev64, fwd64) = (to64(&rev), to64(&fwd));
+    let point = fmt_vec(&at);
+    let header = || format!("{} ({}) at x = {point}", describe(), S::NAME);
+    let mut outcome = Outcome::default();
+
+    // Values: each mode against the reference value.
+    let tolerance = Tolerance::between_modes::<S>();
+    for (mode, v) in [("reverse", rev_value), ("forward", fwd_value)] {
+        if let Verdict::Differ { .. } = judge(&[v], &[value], scaled(tolerance, &[value])) {
+            outcome.failure = Some(format!(
+                "{}\n  {mode} mode's value {v:e} differs from the reference value {value:e}",
+                header()
+            ));
+            return outcome;
+        }
+    }
+
+    // Gradients: reverse against the reference (forward mode if none), forward against it too.
+    let [first, second] = labels(reference);
+    let mut comparisons = vec![(first, "reverse", &rev64, fwd64.clone(), "forward")];
+    if let Some(r) = reference {
+        comparisons[0].3 = r.gradient.clone();
+        comparisons[0].4 = r.label;
+        comparisons.push((second, "forward", &fwd64, r.gradient.clone(), r.label));
+    }
+    let stated = reference.and_then(|r| r.tolerance);
+    let mut agreed_non_finite = false;
+    for (label, mode, actual, expected, what) in &comparisons {
+        let label: &'static str = label;
+        let tolerance = stated.unwrap_or_else(|| scaled(tolerance, expected));
+        match judge(actual, expected, tolerance) {
+            Verdict::Agree { error, non_finite } => {
+                outcome.errors.push((label, error));
+                if non_finite > 0 {
+                    agreed_non_finite = true;
+                }
+            }
+            Verdict::Differ { error, index } => {
+                outcome.errors.push((label, error));
+                outcome.failure = Some(format!(
+                    "{}\n  {label}: differ at index {index}\n  {mode:<12}= {}\n  {what:<12}= {}",
+                    header(),
+                    fmt_vec(actual),
+                    fmt_vec(expected)
+                ));
+                return outcome;
+            }
+            Verdict::ReferenceNonFinite => {
+                // A closed form or a hand-derived value is exact even where it is infinite
+                // (sqrt'(0) = +inf): another class is wrong. Forward mode is not (`0 * inf` is
+                // NaN there while reverse mode skips zero adjoints): it cannot judge.
+                if reference.is_some() {
+                    outcome.failure = Some(format!(
+                        "{}\n  {label}: the reference is not finite and the result is of another class\n  {mode:<12}= {}\n  {what:<12}= {}",
+                        header(),
+                        fmt_vec(actual),
+                        fmt_vec(expected)
+                    ));
+                    return outcome;
+                }
+                return Outcome::skipped(Skip::ReferenceNonFinite);
+            }
+        }
+    }
+    if agreed_non_finite {
+        // Both sides agree on a non-finite derivative (e.g. an f32 intermediate overflowed): the
+        // f64 differences have nothing to say about it.
+        outcome.non_finite_agreed = true;
+        outcome.fd_skipped = Some(Skip::NonFinite);
+        return outcome;
+    }
+
+    // Central differences (in f64) of reverse mode.
+    let h_max = x
+        .iter()
+        .fold(0.0_f64, |m, &v| m.max(S::EPSILON.cbrt() * v.abs().max(1.0)));
+    if kink_distance.is_nan() {
+        // An intermediate is not finite in f64: the walk cannot place the kinks.
+        outcome.fd_skipped = Some(Skip::FdDomain);
+        return outcome;
+    }
+    if kink_distance < 8.0 * h_max {
+        outcome.fd_skipped = Some(Skip::NearKink);
+        return outcome;
+    }
+    let fd = match richardson(f, &at) {
+        Ok(fd) => fd,
+        Err(reason) => {
+            outcome.fd_skipped = Some(reason);
+            return outcome;
+        }
+    };
+    judge_fd(
+        &mut outcome,
+        &rev64,
+        &fd,
+        Tolerance::finite_differences::<S>(),
+        &|i, fd| {
+            format!(
+                "{}\n  reverse vs finite differences differ at index {i}\n  reverse = {}\n  central = {}",
+                header(),
+                fmt_vec(&rev64),
+                fmt_vec(fd)
+            )
+        },
+    );
+    outcome
+}
+
+/// Compares `actual` with finite-difference estimates under `tolerance` (scaled to the
+/// reference's size), records the worst error in `outcome` and, on failure, the message
+/// `describe(index, reference values)`.
+pub fn judge_fd(
+    outcome: &mut Outcome,
+    actual: &[f64],
+    fd: &[Estimate],
+    tolerance: Tolerance,
+    describe: &dyn Fn(usize, &[f64]) -> String,
+) {
+    let values: Vec<f64> = fd.iter().map(|e| e.value).collect();
+    let (ok, err, i) = compare_fd(actual, fd, scaled(tolerance, &values));
+    outcome.errors.push(("reverse vs finite diff.", err));
+    if !ok {
+        outcome.failure = Some(describe(i, &values));
+    }
+}
+
+/// A finite-difference estimate of one derivative and the size of its own error.
+#[derive(Clone, Copy, Debug)]
+pub struct Estimate {
+    pub value: f64,
+    pub error: f64,
+}
+
+/// Richardson extrapolation of central differences `D(h/2)`, `D(h/4)` (given `D(h)` too):
+/// `(4 D(h/4) - D(h/2)) / 3`, error O(h^4). Its error is estimated by its distance from the same
+/// extrapolation one step coarser; a reference whose estimated error exceeds 10 % of its value,
+/// or whose raw differences disagree by that much, is unreliable (`fd-unstable`).
+pub fn extrapolate(d1: f64, d2: f64, d4: f64) -> Result<Estimate, Skip> {
+    if !d1.is_finite() || !d2.is_finite() || !d4.is_finite() {
+        return Err(Skip::FdDomain);
+    }
+    let coarse = (4.0 * d2 - d1) / 3.0;
+    let value = (4.0 * d4 - d2) / 3.0;
+    let error = (coarse - value).abs();
+    let limit = 0.1 * (value.abs() + Tolerance::finite_differences::<f64>().atol);
+    if error > limit || (d2 - d4).abs() > limit {
+        return Err(Skip::FdUnstable);
+    }
+    Ok(Estimate { value, error })
+}
+
+/// The step for input value `x`: the core's `cbrt(eps) max(1, |x|)` in `f64`.
+pub fn step(x: f64) -> f64 {
+    f64::EPSILON.cbrt() * x.abs().max(1.0)
+}
+
+/// Central differences of `f` at `x`, Richardson-extrapolated, always evaluated in `f64` (for an
+/// `f32` case at the `f32` point: the reference is then far more accurate than the result it
+/// checks). See the module docs for the rule.
+fn richardson<F: Function + ?Sized>(f: &F, point: &[f64]) -> Result<Vec<Estimate>, Skip> {
+    let mut x = point.to_vec();
+    let mut out = Vec::with_capacity(x.len());
+    for i in 0..x.len() {
+        let xi = point[i];
+        let h = step(xi);
+        let mut diff = |s: f64| {
+            x[i] = xi + s;
+            let up: f64 = f.eval(&x);
+            x[i] = xi - s;
+            let down: f64 = f.eval(&x);
+            x[i] = xi;
+            // Divide by the steps actually taken (x + h rounds).
+            (up - down) / ((xi + s) - (xi - s))
+        };
+        let (d1, d2, d4) = (diff(h), diff(h / 2.0), diff(h / 4.0));
+        out.push(extrapolate(d1, d2, d4)?);
+    }
+    Ok(out)
+}
+
+/// `actual` against finite-difference estimates: the tolerance of each element is widened by
+/// twice that estimate's own error, so a reference is trusted only as far as it is accurate.
+pub fn compare_fd(actual: &[f64], fd: &[Estimate], tolerance: Tolerance) -> (bool, Error, usize) {
+    let mut passed = true;
+    let mut worst = (f64::NEG_INFINITY, Error::default(), 0);
+    for (i, (&a, e)) in actual.iter().zip(fd).enumerate() {
+        let t = Tolerance::new(tolerance.atol + 2.0 * e.error, tolerance.rtol);
+        let (ok, err, _) = compare(&[a], &[e.value], t);
+        passed &= ok;
+        let badness = (a - e.value).abs() / (t.atol + t.rtol * e.value.abs());
+        let badness = if badness.is_nan() {
+            f64::INFINITY
+        } else {
+            badness
+        };
+        if badness > worst.0 {
+            worst = (badness, err, i);
+        }
+    }
+    (passed, worst.1, worst.2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compare_reports_the_worst_element_of_the_core_rule() {
+        let (ok, e, i) = compare(
+            &[1.0, 2.1, 3.0],
+            &[1.0, 2.0, 3.0],
+            Tolerance::new(1e-3, 1e-3),
+        );
+        assert!(!ok);
+        assert_eq!(i, 1);
+        assert!((e.abs - 0.1).abs() < 1e-12 && (e.rel - 0.05).abs() < 1e-12);
+        assert!(compare(&[1.0], &[1.0], Tolerance::new(0.0, 0.0)).0);
+        assert!(!compare(&[f64::NAN], &[1.0], Tolerance::new(1.0, 1.0)).0);
+    }
+
+    #[test]
+    fn a_non_finite_result_against_a_finite_reference_differs() {
+        assert!(matches!(
+            judge(
+                &[1.0, 2.0 + 1e-9],
+                &[1.0, 2.0],
+                Tolerance::new(1e-12, 1e-12)
+            ),
+            Verdict::Differ { index: 1, .. }
+        ));
+        let t = Tolerance::new(1e-12, 1e-12);
+        for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            assert!(matches!(
+                judge(&[1.0, bad], &[1.0, 2.0], t),
+                Verdict::Differ { index: 1, .. }
+            ));
+        }
+    }
+
+    #[test]
+    fn non_finite_on_both_sides_agrees_only_in_the_same_class() {
+        let t = Tolerance::new(1e-12, 1e-12);
+        let (nan, inf) = (f64::NAN, f64::INFINITY);
+        let agree = |a: &[f64], r: &[f64]| match judge(a, r, t) {
+            Verdict::Agree { non_finite, .. } => Some(non_finite),
+            _ => None,
+        };
+        assert_eq!(agree(&[nan, 1.0], &[nan, 1.0]), Some(1));
+        assert_eq!(agree(&[inf, -inf], &[inf, -inf]), Some(2));
+        assert_eq!(judge(&[-inf], &[inf], t), Verdict::ReferenceNonFinite);
+        assert_eq!(judge(&[nan], &[inf], t), Verdict::ReferenceNonFinite);
+        assert_eq!(judge(&[1.0], &[nan], t), Verdict::ReferenceNonFinite);
+        // A finite element that differs wins over a reference that cannot judge another.
+        assert!(matches!(
+            judge(&[1.0, 5.0], &[nan, 2.0], t),
+            Verdict::Differ { index: 1, .. }
+        ));
+    }
+}

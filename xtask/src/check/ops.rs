@@ -1,0 +1,455 @@
+//! The `ops` suite: every single operation on grids, random points and edge points, in `f32`
+//! and `f64`, against its closed form (`closed_form.rs`) and Richardson-extrapolated differences;
+//! and the kink conventions exactly at the kinks, against their stated values.
+
+use std::sync::Arc;
+
+use autograd_core::{gradient_forward, gradient_reverse, Tolerance};
+
+use super::closed_form::{self as cf, ClosedForm};
+use super::expr::{Binary, Expr, Rng, Unary};
+use super::judge::{compare, fmt_vec, gradient_case, CheckScalar, Reference};
+use super::suites::ExprFn;
+use super::{Case, Options, Outcome, Skip, Suite};
+
+/// One operation under test: its expression over `x0` (and `x1`), and where to sample it.
+struct OpSpec {
+    name: &'static str,
+    expr: Expr,
+    /// Sampling interval of each input.
+    domain: [(f64, f64); 2],
+    arity: usize,
+    /// Edge points: ±0, near kinks, large |x|, near domain bounds.
+    edges: Vec<[f64; 2]>,
+    /// The reference: value and derivatives in closed form.
+    closed: ClosedForm,
+}
+
+fn op_specs() -> Vec<OpSpec> {
+    let x0 = Expr::x(0);
+    let x1 = Expr::x(1);
+    let wide = (-3.0, 3.0);
+    let positive = (1e-3, 10.0);
+    let sat = vec![
+        [0.0, 0.0],
+        [-0.0, 0.0],
+        [30.0, 0.0],
+        [-30.0, 0.0],
+        [1000.0, 0.0],
+        [-1000.0, 0.0],
+    ];
+    let kinky = vec![
+        [0.0, 0.0],
+        [-0.0, 0.0],
+        [1e-9, 0.0],
+        [-1e-9, 0.0],
+        [1e-3, 0.0],
+        [-1e-3, 0.0],
+        [1e6, 0.0],
+        [-1e6, 0.0],
+    ];
+    let near_zero_bound = vec![[1e-8, 0.0], [1e-4, 0.0], [1.0, 0.0], [1e8, 0.0]];
+    let unary = |name, op: Unary, closed, domain: (f64, f64), edges: Vec<[f64; 2]>| OpSpec {
+        name,
+        expr: Expr::un(op, x0.clone()),
+        domain: [domain, (0.0, 0.0)],
+        arity: 1,
+        edges,
+        closed,
+    };
+    let binary = |name, op: Binary, closed, d0, d1, edges| OpSpec {
+        name,
+        expr: Expr::bin(op, x0.clone(), x1.clone()),
+        domain: [d0, d1],
+        arity: 2,
+        edges,
+        closed,
+    };
+    vec![
+        unary(
+            "neg",
+            Unary::Neg,
+            cf::neg,
+            wide,
+            vec![[0.0, 0.0], [-0.0, 0.0], [1e300, 0.0]],
+        ),
+        unary(
+            "exp",
+            Unary::Exp,
+            cf::exp,
+            (-20.0, 20.0),
+            vec![[0.0, 0.0], [-700.0, 0.0], [80.0, 0.0]],
+        ),
+        unary("ln", Unary::Ln, cf::ln, positive, near_zero_bound.clone()),
+        unary(
+            "sqrt",
+            Unary::Sqrt,
+            cf::sqrt,
+            positive,
+            // sqrt'(0) = +inf in closed form: both modes must give +inf too (counted as a
+            // non-finite agreement).
+            [near_zero_bound.clone(), vec![[0.0, 0.0]]].concat(),
+        ),
+        unary(
+            "sin",
+            Unary::Sin,
+            cf::sin,
+            (-10.0, 10.0),
+            vec![[0.0, 0.0], [1e4, 0.0]],
+        ),
+        unary(
+            "cos",
+            Unary::Cos,
+            cf::cos,
+            (-10.0, 10.0),
+            vec![[0.0, 0.0], [1e4, 0.0]],
+        ),
+        unary(
+            "tan",
+            Unary::Tan,
+            cf::tan,
+            (-1.4, 1.4),
+            vec![[0.0, 0.0], [1.5, 0.0], [-1.5, 0.0]],
+        ),
+        unary("tanh", Unary::Tanh, cf::tanh, (-5.0, 5.0), sat.clone()),
+        unary(
+            "sigmoid",
+            Unary::Sigmoid,
+            cf::sigmoid,
+            (-10.0, 10.0),
+            sat.clone(),
+        ),
+        unary(
+            "softplus",
+            Unary::Softplus,
+            cf::softplus,
+            (-10.0, 10.0),
+            sat,
+        ),
+        unary("relu", Unary::Relu, cf::relu, wide, kinky.clone()),
+        unary("abs", Unary::Abs, cf::abs, wide, kinky.clone()),
+        OpSpec {
+            name: "leaky_relu",
+            expr: Expr::LeakyRelu(Box::new(x0.clone()), 0.1),
+            domain: [wide, (0.0, 0.0)],
+            arity: 1,
+            edges: kinky,
+            closed: cf::leaky_relu_01,
+        },
+        OpSpec {
+            name: "powi(3)",
+            expr: Expr::Powi(Box::new(x0.clone()), 3),
+            domain: [wide, (0.0, 0.0)],
+            arity: 1,
+            edges: vec![[0.0, 0.0], [-0.0, 0.0], [1e5, 0.0]],
+            closed: cf::cube,
+        },
+        OpSpec {
+            name: "powi(-2)",
+            expr: Expr::Powi(Box::new(x0.clone()), -2),
+            domain: [(0.2, 3.0), (0.0, 0.0)],
+            arity: 1,
+            edges: vec![[-0.5, 0.0], [1e-3, 0.0]],
+            closed: cf::inverse_square,
+        },
+        OpSpec {
+            name: "powi(0)",
+            expr: Expr::Powi(Box::new(x0.clone()), 0),
+            domain: [wide, (0.0, 0.0)],
+            arity: 1,
+            edges: vec![[0.0, 0.0]],
+            closed: cf::constant_one,
+        },
+        OpSpec {
+            name: "powf(2.5)",
+            expr: Expr::Powf(Box::new(x0.clone()), 2.5),
+            domain: [positive, (0.0, 0.0)],
+            arity: 1,
+            edges: near_zero_bound.clone(),
+            closed: cf::pow_2_5,
+        },
+        OpSpec {
+            name: "powf(-0.5)",
+            expr: Expr::Powf(Box::new(x0.clone()), -0.5),
+            domain: [positive, (0.0, 0.0)],
+            arity: 1,
+            edges: near_zero_bound,
+            closed: cf::pow_minus_0_5,
+        },
+        binary(
+            "add",
+            Binary::Add,
+            cf::add,
+            wide,
+            wide,
+            vec![[0.0, -0.0], [1e300, -1e300]],
+        ),
+        binary(
+            "sub",
+            Binary::Sub,
+            cf::sub,
+            wide,
+            wide,
+            vec![[0.0, 0.0], [1.0, 1.0]],
+        ),
+        binary(
+            "mul",
+            Binary::Mul,
+            cf::mul,
+            wide,
+            wide,
+            vec![[0.0, 0.0], [1e150, 1e-150]],
+        ),
+        binary(
+            "div",
+            Binary::Div,
+            cf::div,
+            wide,
+            (0.2, 5.0),
+            vec![[0.0, 1.0], [1.0, -0.3], [1e-300, 1e10]],
+        ),
+        binary(
+            "pow",
+            Binary::Pow,
+            cf::pow,
+            (0.05, 5.0),
+            (-3.0, 3.0),
+            vec![[1.0, 0.0], [2.0, 0.5], [1e-6, 2.0]],
+        ),
+        binary(
+            "max",
+            Binary::Max,
+            cf::max,
+            wide,
+            wide,
+            vec![[1.0, 1.0], [0.0, 1e-9], [-2.0, -2.0]],
+        ),
+        binary(
+            "min",
+            Binary::Min,
+            cf::min,
+            wide,
+            wide,
+            vec![[1.0, 1.0], [0.0, 1e-9], [-2.0, -2.0]],
+        ),
+        OpSpec {
+            name: "sum",
+            expr: Expr::Sum(vec![x0.clone(), x1.clone(), x0.clone()]),
+            domain: [wide, wide],
+            arity: 2,
+            edges: vec![[0.0, 0.0]],
+            closed: cf::sum_x0_x1_x0,
+        },
+    ]
+}
+
+pub fn cases(o: &Options) -> Vec<Case> {
+    let random_points = if o.quick { 8 } else { 64 };
+    let grid = if o.quick { 5 } else { 17 };
+    let mut rng = Rng::new(o.seed ^ 0x6f70_7321);
+    let mut cases = Vec::new();
+    for spec in op_specs() {
+        let e = Arc::new(spec.expr.clone());
+        let mut points: Vec<Vec<f64>> = Vec::new();
+        // Deterministic grid over the domain (both inputs share the grid index).
+        for k in 0..grid {
+            let t = k as f64 / (grid - 1) as f64;
+            let p: Vec<f64> = (0..spec.arity)
+                .map(|i| spec.domain[i].0 + t * (spec.domain[i].1 - spec.domain[i].0))
+                .collect();
+            points.push(p);
+        }
+        for _ in 0..random_points {
+            points.push(
+                (0..spec.arity)
+                    .map(|i| rng.uniform(spec.domain[i].0, spec.domain[i].1))
+                    .collect(),
+            );
+        }
+        for edge in &spec.edges {
+            points.push(edge[..spec.arity].to_vec());
+        }
+        for p in points {
+            let label = format!("{} at {}", spec.name, fmt_short(&p));
+            cases.push(op_case::<f64>(
+                format!("{label} f64"),
+                e.clone(),
+                p.clone(),
+                spec.closed,
+            ));
+            cases.push(op_case::<f32>(
+                format!("{label} f32"),
+                e.clone(),
+                p,
+                spec.closed,
+            ));
+        }
+    }
+    cases.extend(kink_conventions());
+    cases
+}
+
+/// One operation at one point in scalar `S`: reverse and forward mode against the closed form
+/// evaluated in `f64` at the point as `S` represents it, reverse mode against differences.
+fn op_case<S: CheckScalar>(name: String, e: Arc<Expr>, x: Vec<f64>, closed: ClosedForm) -> Case {
+    Case {
+        suite: Suite::Ops,
+        name,
+        run: Box::new(move || {
+            let at: Vec<f64> = x.iter().map(|&v| S::from_f64(v).to_f64()).collect();
+            let (value, gradient) = closed(at[0], at.get(1).copied().unwrap_or(0.0));
+            let reference = Reference {
+                label: "closed form",
+                value: Some(value),
+                gradient: gradient[..x.len()].to_vec(),
+                tolerance: None,
+                never_skip: false,
+            };
+            let f = ExprFn((*e).clone());
+            let kink = e.kink_distance(&x);
+            gradient_case::<S, _>(&f, &x, kink, Some(&reference), &|| format!("f(x) = {e}"))
+        }),
+    }
+}
+
+fn fmt_short(p: &[f64]) -> String {
+    let parts: Vec<String> = p.iter().map(|v| format!("{v:.4e}")).collect();
+    format!("({})", parts.join(", "))
+}
+
+/// Reverse and forward mode at exactly the kinks, against the documented conventions.
+fn kink_conventions() -> Vec<Case> {
+    let x0 = Expr::x(0);
+    let x1 = Expr::x(1);
+    let specs: Vec<(&str, Expr, Vec<f64>, Vec<f64>)> = vec![
+        (
+            "relu'(0) = 0",
+            Expr::un(Unary::Relu, x0.clone()),
+            vec![0.0],
+            vec![0.0],
+        ),
+        (
+            "abs'(0) = 0",
+            Expr::un(Unary::Abs, x0.clone()),
+            vec![0.0],
+            vec![0.0],
+        ),
+        (
+            "abs'(-0) = 0",
+            Expr::un(Unary::Abs, x0.clone()),
+            vec![-0.0],
+            vec![0.0],
+        ),
+        (
+            "leaky_relu'(0) = slope",
+            Expr::LeakyRelu(Box::new(x0.clone()), 0.2),
+            vec![0.0],
+            vec![0.2],
+        ),
+        (
+            "max(a, a) splits 0.5/0.5",
+            Expr::bin(Binary::Max, x0.clone(), x1.clone()),
+            vec![1.5, 1.5],
+            vec![0.5, 0.5],
+        ),
+        (
+            "min(a, a) splits 0.5/0.5",
+            Expr::bin(Binary::Min, x0.clone(), x1.clone()),
+            vec![-2.0, -2.0],
+            vec![0.5, 0.5],
+        ),
+        (
+            "d/dy 0^y = 0 for y >= 0",
+            Expr::bin(Binary::Pow, x0.clone(), x1),
+            vec![0.0, 2.0],
+            vec![0.0, 0.0],
+        ),
+        (
+            "d/dx x^0 = 0 at 0",
+            Expr::Powi(Box::new(x0.clone()), 0),
+            vec![0.0],
+            vec![0.0],
+        ),
+        (
+            "tanh'(1000) = 0, not NaN",
+            Expr::un(Unary::Tanh, x0.clone()),
+            vec![1000.0],
+            vec![0.0],
+        ),
+        (
+            "sigmoid'(-1000) = 0",
+            Expr::un(Unary::Sigmoid, x0.clone()),
+            vec![-1000.0],
+            vec![0.0],
+        ),
+        (
+            "softplus'(1000) = 1",
+            Expr::un(Unary::Softplus, x0),
+            vec![1000.0],
+            vec![1.0],
+        ),
+    ];
+    let mut cases = Vec::new();
+    for (name, e, x, expected) in specs {
+        let e = Arc::new(e);
+        cases.push(exact_case::<f64>(
+            Suite::Ops,
+            name,
+            e.clone(),
+            x.clone(),
+            expected.clone(),
+        ));
+        cases.push(exact_case::<f32>(Suite::Ops, name, e, x, expected));
+    }
+    cases
+}
+
+/// Reverse and forward must both equal `expected` exactly.
+fn exact_case<S: CheckScalar>(
+    suite: Suite,
+    name: &str,
+    e: Arc<Expr>,
+    x: Vec<f64>,
+    expected: Vec<f64>,
+) -> Case {
+    Case {
+        suite,
+        name: format!("{name} {}", S::NAME),
+        run: Box::new(move || {
+            let f = ExprFn((*e).clone());
+            let xs: Vec<S> = x.iter().map(|&v| S::from_f64(v)).collect();
+            let mut rev = vec![S::ZERO; x.len()];
+            let mut fwd = vec![S::ZERO; x.len()];
+            let r = S::with_tape(|t| gradient_reverse(&f, t, &xs, &mut rev));
+            let d = gradient_forward(&f, &xs, &mut fwd);
+            if let Err(err) = r.map(|_| ()).and(d.map(|_| ())) {
+                return Outcome::failure(format!("f(x) = {e}: {err}"));
+            }
+            let rev: Vec<f64> = rev.iter().map(|v| v.to_f64()).collect();
+            let fwd: Vec<f64> = fwd.iter().map(|v| v.to_f64()).collect();
+            // The convention's value as the scalar type represents it (0.2 in f32 is 0.2000000030).
+            let expected: Vec<f64> = expected.iter().map(|&v| S::from_f64(v).to_f64()).collect();
+            let exact = Tolerance::new(0.0, 0.0);
+            let (ok_r, err_r, _) = compare(&rev, &expected, exact);
+            let (ok_f, err_f, _) = compare(&fwd, &expected, exact);
+            Outcome {
+                failure: (!(ok_r && ok_f)).then(|| {
+                    format!(
+                        "f(x) = {e} at x = {}: convention {} but reverse = {}, forward = {}",
+                        fmt_vec(&x),
+                        fmt_vec(&expected),
+                        fmt_vec(&rev),
+                        fmt_vec(&fwd)
+                    )
+                }),
+                skipped: None,
+                fd_skipped: Some(Skip::NearKink),
+                errors: vec![
+                    ("reverse vs convention", err_r),
+                    ("forward vs convention", err_f),
+                ],
+                non_finite_agreed: false,
+            }
+        }),
+    }
+}

@@ -1,0 +1,286 @@
+//! `cargo xtask mutants`: mutation testing of the core's derivative and forward rules with
+//! cargo-mutants (installed with `cargo install cargo-mutants --locked` when missing).
+//!
+//! Every mutant of the files in [`RULE_FILES`] (a changed operator, a deleted match arm, a
+//! function body replaced by a default value) is built and judged by the core's tests plus
+//! `cargo xtask check --quick`: cargo-mutants runs `cargo test --package autograd-core --package
+//! xtask --tests -- --include-ignored`, which includes xtask's ignored test `quick_check_passes`
+//! (`xtask/tests/quick_check.rs`) that runs the check. Doctests are left out (`--tests`): they
+//! document, the tests check. A mutant that survives is either killed by a new test or listed,
+//! with a one-line reason it is equivalent, in `xtask/mutants-equivalent.txt`.
+//!
+//! Exit code 0 when every surviving mutant is listed as equivalent, 1 otherwise, 2 for bad
+//! arguments, a missing tool or a run that could not start (e.g. the unmutated tree fails).
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::{Command, ExitCode, Stdio};
+
+/// The files holding the derivative and forward rules: the op table, the handles that apply the
+/// chain rule (one- and two-input, n-ary), the dual-number rules and the composite functions.
+/// Update when the tape is redesigned.
+pub const RULE_FILES: [&str; 6] = [
+    "autograd-core/src/op.rs",
+    "autograd-core/src/var.rs",
+    "autograd-core/src/var/nary.rs",
+    "autograd-core/src/dual.rs",
+    "autograd-core/src/dual_vec.rs",
+    "autograd-core/src/math.rs",
+];
+
+/// Surviving mutants known to be equivalent, one per line with its reason.
+const EQUIVALENT: &str = "xtask/mutants-equivalent.txt";
+
+const HELP: &str = "\
+cargo xtask mutants [options]
+
+Mutation testing (cargo-mutants) of the core's derivative and forward rules: op.rs, dual.rs,
+dual_vec.rs, math.rs. The killer is the core's tests plus `cargo xtask check --quick`. Prints
+caught / missed / unviable / timeout counts, the score and the surviving mutants. Long: about a
+minute per mutant per job. Installs cargo-mutants if missing.
+
+Options:
+  --file PATH      mutate only this file (repeatable; default: all four)
+  --jobs N         mutants built and tested in parallel (default 1)
+  --timeout SECS   time limit per test run (default: cargo-mutants' own, from the baseline)
+  --shard K/N      test only shard K of N (round-robin: an even sample of every file)
+  --list           list the mutants, run nothing
+  -h, --help       this text
+";
+
+struct Options {
+    files: Vec<String>,
+    jobs: u32,
+    timeout: Option<u64>,
+    shard: Option<String>,
+    list: bool,
+}
+
+fn parse(args: &[String]) -> Result<Option<Options>, String> {
+    let mut o = Options {
+        files: Vec::new(),
+        jobs: 1,
+        timeout: None,
+        shard: None,
+        list: false,
+    };
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        let mut value = |name: &str| {
+            it.next()
+                .cloned()
+                .ok_or_else(|| format!("`{name}` needs a value\n\n{HELP}"))
+        };
+        let positive = |s: String, name: &str| -> Result<u64, String> {
+            match s.parse::<u64>() {
+                Ok(n) if n > 0 => Ok(n),
+                _ => Err(format!("`{name}` expects a positive integer, got `{s}`")),
+            }
+        };
+        match arg.as_str() {
+            "-h" | "--help" => return Ok(None),
+            "--list" => o.list = true,
+            "--file" => {
+                let f = value("--file")?;
+                if !RULE_FILES.contains(&f.as_str()) {
+                    return Err(format!(
+                        "`--file {f}`: not one of the rule files: {}",
+                        RULE_FILES.join(", ")
+                    ));
+                }
+                o.files.push(f);
+            }
+            "--jobs" => {
+                o.jobs = u32::try_from(positive(value("--jobs")?, "--jobs")?)
+                    .map_err(|_| "`--jobs` is too large".to_string())?;
+            }
+            "--timeout" => o.timeout = Some(positive(value("--timeout")?, "--timeout")?),
+            "--shard" => {
+                let s = value("--shard")?;
+                let ok = s.split_once('/').is_some_and(|(k, n)| {
+                    matches!((k.parse::<u32>(), n.parse::<u32>()), (Ok(k), Ok(n)) if k < n)
+                });
+                if !ok {
+                    return Err(format!("`--shard` expects K/N with K < N, got `{s}`"));
+                }
+                o.shard = Some(s);
+            }
+            other => return Err(format!("unknown option `{other}`\n\n{HELP}")),
+        }
+    }
+    if o.files.is_empty() {
+        o.files = RULE_FILES.iter().map(|s| s.to_string()).collect();
+    }
+    Ok(Some(o))
+}
+
+pub fn run(args: &[String]) -> Result<ExitCode, String> {
+    let Some(o) = parse(args)? else {
+        print!("{HELP}");
+        return Ok(ExitCode::SUCCESS);
+    };
+    ensure_cargo_mutants()?;
+    let root = crate::project_root();
+    let out_dir = root.join("target").join("mutants");
+    let mut cmd = Command::new("cargo");
+    cmd.current_dir(&root)
+        .args(["mutants", "--package", "autograd-core"])
+        .args(["--test-package", "autograd-core", "--test-package", "xtask"]);
+    for f in &o.files {
+        cmd.args(["--file", f]);
+    }
+    if o.list {
+        let status = cmd
+            .arg("--list")
+            .status()
+            .map_err(|e| format!("cannot run cargo mutants: {e}"))?;
+        return Ok(if status.success() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(2)
+        });
+    }
+    cmd.args(["--jobs", &o.jobs.to_string()])
+        .arg("--output")
+        .arg(&out_dir);
+    if let Some(t) = o.timeout {
+        cmd.args(["--timeout", &t.to_string()]);
+    }
+    if let Some(s) = &o.shard {
+        cmd.args(["--shard", s, "--sharding", "round-robin"]);
+    }
+    // To `cargo test`: unit and integration tests, no doctests; to the test binaries: run the
+    // ignored killer too.
+    cmd.args(["--", "--tests", "--", "--include-ignored"]);
+    println!("running: {cmd:?}");
+    let status = cmd
+        .status()
+        .map_err(|e| format!("cannot run cargo mutants: {e}"))?;
+    // cargo-mutants: 0 all caught, 2 some missed, 3 some timed out; anything else means the
+    // run itself failed (bad usage, a failing unmutated tree).
+    if !matches!(status.code(), Some(0 | 2 | 3)) {
+        return Err(format!("cargo mutants did not complete ({status})"));
+    }
+    report(&out_dir.join("mutants.out"), &root.join(EQUIVALENT))
+}
+
+/// The lines of one of cargo-mutants' result lists (missing file: none).
+fn lines(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// A mutant's name without its line and column (`file:line:col: what` -> `file: what`), so the
+/// list of equivalent mutants survives edits elsewhere in the file.
+fn key(name: &str) -> String {
+    let mut parts = name.splitn(4, ':');
+    match (parts.next(), parts.next(), parts.next(), parts.next()) {
+        (Some(file), Some(_line), Some(_col), Some(what)) => format!("{file}:{what}"),
+        _ => name.to_string(),
+    }
+}
+
+/// The equivalent mutants: `file: what  # reason` per line (`#` lines and blanks ignored).
+fn equivalent(path: &Path) -> BTreeSet<String> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| {
+            let entry = l.split(" # ").next()?.trim();
+            (!entry.is_empty() && !entry.starts_with('#')).then(|| entry.to_string())
+        })
+        .collect()
+}
+
+fn report(out: &Path, equivalent_list: &Path) -> Result<ExitCode, String> {
+    let caught = lines(&out.join("caught.txt"));
+    let missed = lines(&out.join("missed.txt"));
+    let timeout = lines(&out.join("timeout.txt"));
+    let unviable = lines(&out.join("unviable.txt"));
+    let known = equivalent(equivalent_list);
+    let (listed, survivors): (Vec<&String>, Vec<&String>) =
+        missed.iter().partition(|m| known.contains(&key(m)));
+    let viable = caught.len() + missed.len() + timeout.len();
+    let percent = |n: usize| 100.0 * n as f64 / viable.max(1) as f64;
+    println!(
+        "\nmutants: {} caught, {} missed ({} listed as equivalent), {} unviable, {} timeout",
+        caught.len(),
+        missed.len(),
+        listed.len(),
+        unviable.len(),
+        timeout.len()
+    );
+    println!(
+        "score: {:.1} % of {viable} viable mutants caught (timeouts count as caught); \
+         {:.1} % with the equivalent ones set aside",
+        percent(caught.len() + timeout.len()),
+        100.0 * (caught.len() + timeout.len()) as f64 / (viable - listed.len()).max(1) as f64
+    );
+    for m in &listed {
+        println!("  equivalent: {m}");
+    }
+    for m in &survivors {
+        println!("  SURVIVED:   {m}");
+    }
+    println!("(lists in {})", out.display());
+    Ok(if survivors.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+fn ensure_cargo_mutants() -> Result<(), String> {
+    let installed = Command::new("cargo")
+        .args(["mutants", "--version"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if installed {
+        return Ok(());
+    }
+    println!("cargo-mutants is missing: cargo install cargo-mutants --locked");
+    let status = Command::new("cargo")
+        .args(["install", "cargo-mutants", "--locked"])
+        .status()
+        .map_err(|e| format!("could not run cargo install: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err("`cargo install cargo-mutants --locked` failed".into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arguments_are_validated() {
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        assert!(parse(&s(&["--jobs", "0"])).is_err());
+        assert!(parse(&s(&["--timeout", "x"])).is_err());
+        assert!(parse(&s(&["--file", "autograd-core/src/tape.rs"])).is_err());
+        assert!(parse(&s(&["--shard", "3/3"])).is_err());
+        assert!(parse(&s(&["--bogus"])).is_err());
+        let o = parse(&s(&["--file", "autograd-core/src/op.rs", "--shard", "0/4"]))
+            .unwrap()
+            .unwrap();
+        assert_eq!(o.files, ["autograd-core/src/op.rs"]);
+        assert_eq!((o.jobs, o.shard.as_deref()), (1, Some("0/4")));
+        assert_eq!(parse(&[]).unwrap().unwrap().files.len(), RULE_FILES.len());
+    }
+
+    #[test]
+    fn equivalent_mutants_are_matched_without_line_numbers() {
+        assert_eq!(
+            key("autograd-core/src/op.rs:83:27: replace * with + in f"),
+            "autograd-core/src/op.rs: replace * with + in f"
+        );
+    }
+}
