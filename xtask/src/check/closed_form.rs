@@ -160,6 +160,31 @@ pub fn sum_x0_x1_x0(x: f64, y: f64) -> (f64, [f64; 2]) {
     (2.0 * x + y, [2.0, 1.0])
 }
 
+/// 2.5 x0 (a constant multiplier: `mul_f64`).
+pub fn scale_2_5(x: f64, _: f64) -> (f64, [f64; 2]) {
+    (2.5 * x, [2.5, 0.0])
+}
+
+/// x0 + 1.5 (`add_f64`).
+pub fn shift_1_5(x: f64, _: f64) -> (f64, [f64; 2]) {
+    (x + 1.5, [1.0, 0.0])
+}
+
+/// x0^2 (`square`).
+pub fn square(x: f64, _: f64) -> (f64, [f64; 2]) {
+    (x * x, [2.0 * x, 0.0])
+}
+
+/// x0 x1 + x1 x0 (the `dot` case: each input twice).
+pub fn dot_x0x1_x1x0(x: f64, y: f64) -> (f64, [f64; 2]) {
+    (2.0 * x * y, [2.0 * y, 2.0 * x])
+}
+
+/// x0 x1 + x0 (`mul_add`).
+pub fn mul_add_x0_x1_x0(x: f64, y: f64) -> (f64, [f64; 2]) {
+    (x * y + x, [y + 1.0, x])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -168,7 +193,12 @@ mod tests {
     /// bounds: a typo in a formula shows up here before it shows up as a failing check.
     #[test]
     fn derivatives_match_differences_of_the_values() {
-        let table: [(&str, ClosedForm, f64, f64); 25] = [
+        let table: [(&str, ClosedForm, f64, f64); 30] = [
+            ("scale", scale_2_5, 0.7, 0.0),
+            ("shift", shift_1_5, 0.7, 0.0),
+            ("square", square, 0.7, 0.0),
+            ("dot", dot_x0x1_x1x0, 0.7, -1.3),
+            ("mul_add", mul_add_x0_x1_x0, 0.7, -1.3),
             ("neg", neg, 0.7, 0.0),
             ("exp", exp, 0.7, 0.0),
             ("ln", ln, 0.7, 0.0),

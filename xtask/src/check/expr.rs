@@ -131,8 +131,18 @@ pub enum Expr {
     Powi(Box<Expr>, i32),
     Powf(Box<Expr>, f64),
     LeakyRelu(Box<Expr>, f64),
-    /// Sum of several terms (exercises n-ary accumulation).
+    /// Sum of several terms (`Number::sum`: one n-ary statement on a tape).
     Sum(Vec<Expr>),
+    /// `a * c` for a constant `c` (`Number::mul_f64`).
+    Scale(Box<Expr>, f64),
+    /// `a + c` for a constant `c` (`Number::add_f64`).
+    Shift(Box<Expr>, f64),
+    /// `a^2` (`Number::square`).
+    Square(Box<Expr>),
+    /// `sum_i a_i b_i` (`Number::dot`: one statement).
+    Dot(Vec<Expr>, Vec<Expr>),
+    /// `a * b + c` (`Number::mul_add`).
+    MulAdd(Box<Expr>, Box<Expr>, Box<Expr>),
 }
 
 impl Expr {
@@ -157,12 +167,18 @@ impl Expr {
             Expr::Powf(a, c) => a.eval(x).powf(*c),
             Expr::LeakyRelu(a, s) => a.eval(x).leaky_relu(*s),
             Expr::Sum(terms) => {
-                let mut acc = T::zero();
-                for t in terms {
-                    acc = acc + t.eval(x);
-                }
-                acc
+                let values: Vec<T> = terms.iter().map(|t| t.eval(x)).collect();
+                T::sum(&values)
             }
+            Expr::Scale(a, c) => a.eval(x).mul_f64(*c),
+            Expr::Shift(a, c) => a.eval(x).add_f64(*c),
+            Expr::Square(a) => a.eval(x).square(),
+            Expr::Dot(a, b) => {
+                let a: Vec<T> = a.iter().map(|t| t.eval(x)).collect();
+                let b: Vec<T> = b.iter().map(|t| t.eval(x)).collect();
+                T::dot(&a, &b)
+            }
+            Expr::MulAdd(a, b, c) => a.eval(x).mul_add(b.eval(x), c.eval(x)),
         }
     }
 
@@ -210,6 +226,25 @@ impl Expr {
                 v.leaky_relu(*s)
             }
             Expr::Sum(terms) => terms.iter().map(|t| t.visit_kinks(x, nearest)).sum(),
+            Expr::Scale(a, c) => a.visit_kinks(x, nearest) * c,
+            Expr::Shift(a, c) => a.visit_kinks(x, nearest) + c,
+            Expr::Square(a) => {
+                let v = a.visit_kinks(x, nearest);
+                v * v
+            }
+            Expr::Dot(a, b) => {
+                let a: Vec<f64> = a.iter().map(|t| t.visit_kinks(x, nearest)).collect();
+                let b: Vec<f64> = b.iter().map(|t| t.visit_kinks(x, nearest)).collect();
+                a.iter().zip(&b).map(|(u, v)| u * v).sum()
+            }
+            Expr::MulAdd(a, b, c) => {
+                let (u, v, w) = (
+                    a.visit_kinks(x, nearest),
+                    b.visit_kinks(x, nearest),
+                    c.visit_kinks(x, nearest),
+                );
+                u * v + w
+            }
         }
     }
 
@@ -217,9 +252,15 @@ impl Expr {
     pub fn size(&self) -> usize {
         match self {
             Expr::Input(_) | Expr::Const(_) => 1,
-            Expr::Unary(_, a) | Expr::Powi(a, _) | Expr::Powf(a, _) | Expr::LeakyRelu(a, _) => {
-                1 + a.size()
-            }
+            Expr::Unary(_, a)
+            | Expr::Powi(a, _)
+            | Expr::Powf(a, _)
+            | Expr::LeakyRelu(a, _)
+            | Expr::Scale(a, _)
+            | Expr::Shift(a, _)
+            | Expr::Square(a) => 1 + a.size(),
+            Expr::Dot(a, b) => 1 + a.iter().chain(b).map(Expr::size).sum::<usize>(),
+            Expr::MulAdd(a, b, c) => 1 + a.size() + b.size() + c.size(),
             Expr::Binary(_, a, b) => 1 + a.size() + b.size(),
             Expr::Sum(t) => 1 + t.iter().map(Expr::size).sum::<usize>(),
         }
@@ -240,6 +281,20 @@ impl fmt::Display for Expr {
             Expr::Powi(a, n) => write!(f, "powi({a}, {n})"),
             Expr::Powf(a, c) => write!(f, "powf({a}, {c})"),
             Expr::LeakyRelu(a, s) => write!(f, "leaky_relu({a}, {s})"),
+            Expr::Scale(a, c) => write!(f, "({a} * {c})"),
+            Expr::Shift(a, c) => write!(f, "({a} + {c})"),
+            Expr::Square(a) => write!(f, "square({a})"),
+            Expr::Dot(a, b) => {
+                f.write_str("dot(")?;
+                for (i, (u, v)) in a.iter().zip(b).enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{u} {v}")?;
+                }
+                f.write_str(")")
+            }
+            Expr::MulAdd(a, b, c) => write!(f, "mul_add({a}, {b}, {c})"),
             Expr::Sum(t) => {
                 f.write_str("sum(")?;
                 for (i, e) in t.iter().enumerate() {

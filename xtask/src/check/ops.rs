@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use autograd_core::{gradient_forward, gradient_reverse, Tolerance};
+use autograd_core::{gradient_forward, gradient_reverse, Op, Tolerance};
 
 use super::closed_form::{self as cf, ClosedForm};
 use super::expr::{Binary, Expr, Rng, Unary};
@@ -240,7 +240,88 @@ fn op_specs() -> Vec<OpSpec> {
             edges: vec![[0.0, 0.0]],
             closed: cf::sum_x0_x1_x0,
         },
+        OpSpec {
+            name: "scale",
+            expr: Expr::Scale(Box::new(x0.clone()), 2.5),
+            domain: [wide, (0.0, 0.0)],
+            arity: 1,
+            edges: vec![[0.0, 0.0], [1e300, 0.0]],
+            closed: cf::scale_2_5,
+        },
+        OpSpec {
+            name: "shift",
+            expr: Expr::Shift(Box::new(x0.clone()), 1.5),
+            domain: [wide, (0.0, 0.0)],
+            arity: 1,
+            edges: vec![[-1.5, 0.0]],
+            closed: cf::shift_1_5,
+        },
+        OpSpec {
+            name: "square",
+            expr: Expr::Square(Box::new(x0.clone())),
+            domain: [wide, (0.0, 0.0)],
+            arity: 1,
+            edges: vec![[0.0, 0.0], [-0.0, 0.0], [1e150, 0.0]],
+            closed: cf::square,
+        },
+        OpSpec {
+            name: "dot",
+            expr: Expr::Dot(vec![x0.clone(), x1.clone()], vec![x1.clone(), x0.clone()]),
+            domain: [wide, wide],
+            arity: 2,
+            edges: vec![[0.0, 0.0], [0.0, 1.0]],
+            closed: cf::dot_x0x1_x1x0,
+        },
+        OpSpec {
+            name: "mul_add",
+            expr: Expr::MulAdd(
+                Box::new(x0.clone()),
+                Box::new(x1.clone()),
+                Box::new(x0.clone()),
+            ),
+            domain: [wide, wide],
+            arity: 2,
+            edges: vec![[0.0, 0.0], [-1.0, -1.0]],
+            closed: cf::mul_add_x0_x1_x0,
+        },
     ]
+}
+
+/// The case of this suite that checks each operation of the core's table (`autograd_core::Op`).
+/// The match has no wildcard: an operation added to the table and not checked here fails to
+/// compile. `None` only for what is not an operation.
+pub fn checked_by(op: Op) -> Option<&'static str> {
+    match op {
+        Op::Leaf => None,
+        Op::Sum => Some("sum"),
+        Op::Dot => Some("dot"),
+        Op::MulAdd => Some("mul_add"),
+        Op::Add => Some("add"),
+        Op::Sub => Some("sub"),
+        Op::Mul => Some("mul"),
+        Op::Div => Some("div"),
+        Op::Pow => Some("pow"),
+        Op::Max => Some("max"),
+        Op::Min => Some("min"),
+        Op::Neg => Some("neg"),
+        Op::Scale => Some("scale"),
+        Op::Shift => Some("shift"),
+        Op::Square => Some("square"),
+        Op::Powi => Some("powi(3)"),
+        Op::Powf => Some("powf(2.5)"),
+        Op::Exp => Some("exp"),
+        Op::Ln => Some("ln"),
+        Op::Sqrt => Some("sqrt"),
+        Op::Sin => Some("sin"),
+        Op::Cos => Some("cos"),
+        Op::Tan => Some("tan"),
+        Op::Tanh => Some("tanh"),
+        Op::Sigmoid => Some("sigmoid"),
+        Op::Relu => Some("relu"),
+        Op::LeakyRelu => Some("leaky_relu"),
+        Op::Abs => Some("abs"),
+        Op::Softplus => Some("softplus"),
+    }
 }
 
 pub fn cases(o: &Options) -> Vec<Case> {
@@ -248,7 +329,23 @@ pub fn cases(o: &Options) -> Vec<Case> {
     let grid = if o.quick { 5 } else { 17 };
     let mut rng = Rng::new(o.seed ^ 0x6f70_7321);
     let mut cases = Vec::new();
-    for spec in op_specs() {
+    let specs = op_specs();
+    // Every operation of the core's table must have its case (the match in `checked_by` makes
+    // a missing entry a compile error; a name without a case fails here).
+    for &op in Op::ALL {
+        if let Some(name) = checked_by(op) {
+            if !specs.iter().any(|s| s.name == name) {
+                cases.push(Case {
+                    suite: Suite::Ops,
+                    name: format!("table: {op}"),
+                    run: Box::new(move || {
+                        Outcome::failure(format!("operation `{op}` maps to `{name}`, no such case"))
+                    }),
+                });
+            }
+        }
+    }
+    for spec in specs {
         let e = Arc::new(spec.expr.clone());
         let mut points: Vec<Vec<f64>> = Vec::new();
         // Deterministic grid over the domain (both inputs share the grid index).
@@ -451,5 +548,25 @@ fn exact_case<S: CheckScalar>(
                 non_finite_agreed: false,
             }
         }),
+    }
+}
+
+#[cfg(test)]
+mod table_tests {
+    use super::*;
+
+    #[test]
+    fn every_operation_of_the_core_table_has_a_case() {
+        let names: Vec<&str> = op_specs().iter().map(|s| s.name).collect();
+        for &op in Op::ALL {
+            if let Some(name) = checked_by(op) {
+                assert!(
+                    names.contains(&name),
+                    "{op} maps to `{name}`, which is not a case"
+                );
+            } else {
+                assert_eq!(op, Op::Leaf);
+            }
+        }
     }
 }
