@@ -247,6 +247,8 @@ impl<S: Scalar> TapeView<S> {
 
     /// Like [`var`](Self::var), but fails at once when the tape is full or already failed.
     pub fn try_var(&self, value: S) -> Result<Var<'_, S>, TapeError> {
+        // Check first: a tape that already failed writes nothing, even if it has room.
+        self.check()?;
         self.var(value).recorded()
     }
 
