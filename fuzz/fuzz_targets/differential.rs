@@ -275,7 +275,8 @@ fn check<S: Scalar>(p: &Program) {
             vec![S::ZERO; n_in]
         }
     };
-    let same_shape = shape(&statements(&tape)[..]) == shape(&statements(&dtape)[..]);
+    // (The real tape as the program left it, before `recorded` wrote the output.)
+    let same_shape = shape(&stmts) == shape(&statements(&dtape));
     if all_local_finite && same_shape {
         for (j, (&h, &g)) in dgrads.iter().zip(&first).enumerate() {
             assert!(

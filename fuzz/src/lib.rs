@@ -662,7 +662,7 @@ impl<S: Scalar> Reference<S> {
         let mut edges = Vec::new();
         for (&i, &j) in a.iter().zip(b) {
             let (x, y) = (self.values[i], self.values[j]);
-            v = v + x * y;
+            v += x * y;
             edges.push((i, y));
             edges.push((j, x));
         }
