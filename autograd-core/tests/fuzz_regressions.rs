@@ -131,7 +131,11 @@ fn a_pending_handle_with_partial_one_is_not_its_operands_statement() {
     assert_eq!(y.id(), None, "y = x + 1 lives only in its handle");
     let r = y.recorded().unwrap();
     let id = r.id().unwrap();
-    assert_ne!(Some(id), x.id(), "recorded() must write y, not return x's statement");
+    assert_ne!(
+        Some(id),
+        x.id(),
+        "recorded() must write y, not return x's statement"
+    );
     assert_eq!(tape.node(id).unwrap().value, 3.0);
     assert_eq!(tape.get(id).unwrap().value(), 3.0);
     // z = y x: dz/dy = x = 2 (dz/dx = y + x = 5).
