@@ -1,21 +1,29 @@
-//! Capacity fuzzing: an arbitrary program on a tape too small for it.
+//! Capacity fuzzing: an arbitrary program on a tape that may be too small for it.
 //!
-//! The same program runs on a tape with room to spare (the reference) and on a small tape with a
-//! mark taken part-way. Checks: nothing panics; if the program fits, the small tape's values and
-//! gradients are bit-identical to the reference; if it does not, every value is still right, the
-//! tape is full, and `check`, `backward`, `recorded` and `try_var` all report
-//! `CapacityExceeded { capacity: N }` (never a gradient); after rewinding to the mark the
-//! program can be continued with the same outcome, and after `clear` the longest prefix that
-//! fits differentiates exactly like the reference.
+//! The same program runs on a tape with room to spare (the reference) and on a small tape of `N`
+//! slots with a mark taken part-way. Most operations need no slot (handles carry pending
+//! partials), so whether the program fits is the small tape's own verdict: `check()`. Checks:
+//! nothing panics; every value is right whether or not it was recorded, and every statement
+//! holds its result's value; the tape fails exactly when the reference used more than `N` slots
+//! (a statement takes its slots at once or not at all), and never holds more than `N`; if it
+//! did not fail, its gradients are bit-identical to the reference's, also from the output
+//! written with `recorded`; if it failed, `check`, `backward`, `recorded` and `try_var` all
+//! report `CapacityExceeded { capacity: N }` (never a gradient). After rewinding to the mark the
+//! error is gone, the statements below the mark are intact, and continuing there gives what a
+//! tape with room gives from the same state; after `clear` the longest prefix of the program
+//! that fits differentiates exactly like the reference.
 
 #![no_main]
 
 use arbitrary::Arbitrary;
 use autograd_core::{NodeId, Scalar, Tape, TapeError, TapeView, Var};
-use autograd_fuzz::{run_prefix, same, step, Program};
+use autograd_fuzz::{
+    id_is_wrong, run_prefix, same, statement_id, step, Program, WORK_AROUND_ID_BUG,
+};
 use libfuzzer_sys::fuzz_target;
 
-const BIG: usize = 512;
+/// Room to spare for any program (see the differential target's `CAP`).
+const BIG: usize = 1024;
 
 #[derive(Arbitrary, Debug)]
 struct Input {
@@ -45,11 +53,14 @@ fuzz_target!(|input: Input| {
     }
 });
 
-/// Values, gradients with respect to the inputs, and node count after each instruction of the
-/// first `n` instructions, on a tape with room to spare.
+/// Gradients of `y` with respect to `xs` as bit patterns, or the sweep's error.
+type Grads = Result<Vec<u64>, TapeError>;
+
+/// Values, gradients with respect to the inputs, and slots in use after the inputs and after
+/// each of the first `n` instructions, on a tape with room to spare.
 struct Reference<S> {
     values: Vec<S>,
-    grads: Vec<u64>,
+    grads: Grads,
     lens: Vec<usize>,
 }
 
@@ -64,125 +75,218 @@ fn reference<S: Scalar>(p: &Program, n: usize) -> Reference<S> {
     }
     tape.check().expect("the reference tape has room");
     let y = slots[p.output_slot(slots.len())];
-    let grads = tape.backward(y).expect("recorded");
     Reference {
         values: slots.iter().map(|s| s.value()).collect(),
-        grads: xs
-            .iter()
-            .map(|x| grads.wrt(*x).to_f64().to_bits())
-            .collect(),
+        grads: grads_of(&tape, y, &xs),
         lens,
     }
 }
 
-fn grads_of<S: Scalar>(tape: &TapeView<S>, y: Var<'_, S>, xs: &[Var<'_, S>]) -> Vec<u64> {
-    let grads = tape.backward(y).expect("fits, so recorded");
-    xs.iter()
+fn grads_of<S: Scalar>(tape: &TapeView<S>, y: Var<'_, S>, xs: &[Var<'_, S>]) -> Grads {
+    let grads = tape.backward(y)?;
+    Ok(xs
+        .iter()
         .map(|x| grads.wrt(*x).to_f64().to_bits())
-        .collect()
+        .collect())
+}
+
+/// How a result stood at the mark: a statement (to be fetched again with `get`), a constant off
+/// the tape, or a value that lives only in its handle (re-entered as a new leaf).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum AtMark {
+    Statement(NodeId),
+    Constant,
+    Pending,
+}
+
+fn at_mark<S: Scalar>(v: &Var<'_, S>) -> AtMark {
+    match statement_id(v) {
+        Some(id) => AtMark::Statement(id),
+        None if v.is_constant() => AtMark::Constant,
+        None => AtMark::Pending,
+    }
+}
+
+/// Rebuilds the results before the mark from `prefix` and runs the instructions from `k` on:
+/// the values of every result, and the gradients with respect to the rebuilt results.
+fn continue_from<S: Scalar>(
+    tape: &TapeView<S>,
+    p: &Program,
+    k: usize,
+    prefix: &[AtMark],
+    values: &[S],
+) -> (Vec<S>, Grads) {
+    let mut slots: Vec<Var<'_, S>> = prefix
+        .iter()
+        .zip(values)
+        .map(|(at, &v)| match *at {
+            AtMark::Statement(id) => {
+                let h = tape
+                    .get(id)
+                    .expect("a statement below the mark survives a rewind");
+                assert!(
+                    same(h.value(), v),
+                    "statement {} after a rewind",
+                    id.index()
+                );
+                h
+            }
+            AtMark::Constant => Var::constant(v),
+            AtMark::Pending => tape.var(v),
+        })
+        .collect();
+    let rebuilt = slots.clone();
+    for instr in p.instrs().iter().skip(k) {
+        slots.push(step(&slots, instr));
+    }
+    let y = slots[p.output_slot(slots.len())];
+    (
+        slots.iter().map(|s| s.value()).collect(),
+        grads_of(tape, y, &rebuilt),
+    )
 }
 
 fn check<S: Scalar, const N: usize>(p: &Program, k: usize) {
     let full = reference::<S>(p, usize::MAX);
     let needed = *full.lens.last().expect("at least the inputs");
-    let fits = needed <= N;
     let overflow = TapeError::CapacityExceeded { capacity: N };
 
     let mut tape = Tape::<S, N>::new();
-    let (mark, prefix_ids, input_ids) = {
+    let (mark, prefix, prefix_fits) = {
         let xs: Vec<Var<'_, S>> = p.input_values::<S>().iter().map(|&v| tape.var(v)).collect();
         let mut slots = xs.clone();
-        let mut mark = None;
-        let mut prefix_ids = Vec::new();
+        let mut at = None;
         for (i, instr) in p.instrs().iter().enumerate() {
             if i == k {
-                mark = Some(tape.mark());
-                prefix_ids = slots.iter().map(|s| s.id()).collect();
+                let ids = slots.iter().map(at_mark).collect::<Vec<_>>();
+                at = Some((tape.mark(), ids, tape.check().is_ok()));
             }
             slots.push(step(&slots, instr));
         }
-        let mark = mark.unwrap_or_else(|| {
-            prefix_ids = slots.iter().map(|s| s.id()).collect();
-            tape.mark()
+        let (mark, prefix, prefix_fits) = at.unwrap_or_else(|| {
+            let ids = slots.iter().map(at_mark).collect();
+            (tape.mark(), ids, tape.check().is_ok())
         });
         assert!(mark.len() <= N);
-        let input_ids: Vec<Option<NodeId>> = xs.iter().map(|x| x.id()).collect();
 
         // Values stay right whether or not they were recorded.
         for (i, (s, &v)) in slots.iter().zip(&full.values).enumerate() {
             assert!(same(s.value(), v), "value of result {i}: {s:?} vs {v:?}");
-            if let Some(id) = s.id() {
-                let node = tape.node(id).expect("a recorded id exists");
+            if let Some(id) = statement_id(s) {
+                let node = tape.node(id).expect("an id names a statement");
                 assert!(
-                    same(node.value(), v),
-                    "node {} holds a wrong value",
+                    same(node.value, v),
+                    "statement {} holds a wrong value",
                     id.index()
                 );
             }
         }
+        assert!(tape.len() <= N, "a tape never holds more than its capacity");
         let y = slots[p.output_slot(slots.len())];
-        if fits {
+        let failed = tape.check().is_err();
+        assert_eq!(
+            failed,
+            needed > N,
+            "the tape's verdict (len {}) vs the slots the reference used ({needed}) for {N}",
+            tape.len()
+        );
+        if !failed {
             assert_eq!(tape.len(), needed);
-            tape.check().expect("fits");
-            assert_eq!(
-                grads_of(&tape, y, &xs),
-                full.grads,
-                "gradients differ from the reference"
-            );
+            let grads = grads_of(&tape, y, &xs);
+            assert_eq!(grads, full.grads, "gradients differ from the reference");
+            // The output written as a statement: the same gradients, or no room for it.
+            // (Under the known core bug `recorded` returns a handle whose id names another
+            // statement; its gradients are still the handle's.)
+            match y.recorded() {
+                Ok(r) if WORK_AROUND_ID_BUG && id_is_wrong(&r) => {}
+                Ok(r) => {
+                    assert!(same(r.value(), y.value()));
+                    assert_eq!(
+                        grads_of(&tape, r, &xs),
+                        full.grads,
+                        "from the recorded output"
+                    );
+                }
+                Err(TapeError::NotRecorded) => assert!(y.is_constant()),
+                Err(e) => {
+                    assert_eq!(e, overflow);
+                    assert_eq!(tape.check(), Err(overflow));
+                    assert_eq!(y.id(), None, "a statement needs no room to be recorded");
+                }
+            }
         } else {
-            assert_eq!(tape.len(), N, "an overflowing tape is full");
             assert_eq!(tape.check(), Err(overflow));
             assert_eq!(
                 tape.backward(y).err(),
                 Some(overflow),
                 "backward after an overflow"
             );
-            // `recorded` speaks for the value itself: Ok if it got a node before the tape filled.
-            match y.id() {
-                Some(_) => assert!(y.recorded().is_ok()),
-                None => assert_eq!(y.recorded().err(), Some(overflow)),
-            }
+            let expected = if y.is_constant() {
+                TapeError::NotRecorded
+            } else {
+                overflow
+            };
+            assert_eq!(
+                y.recorded().err(),
+                Some(expected),
+                "recorded after an overflow"
+            );
             assert_eq!(tape.try_var(S::ONE).err(), Some(overflow));
-            assert_eq!(tape.len(), N);
+            assert_eq!(tape.check(), Err(overflow), "the first error sticks");
+            assert!(tape.len() <= N);
         }
-        (mark, prefix_ids, input_ids)
+        (mark, prefix, prefix_fits)
     };
 
-    // Rewind to the mark and continue: the same outcome as the first run.
+    // Rewind to the mark and continue from the results there.
     tape.rewind(mark);
     assert_eq!(tape.len(), mark.len());
     assert_eq!(tape.check(), Ok(()), "a rewind clears the error");
-    {
-        let mut slots: Vec<Var<'_, S>> = prefix_ids
-            .iter()
-            .zip(&full.values)
-            .map(|(id, &v)| match id {
-                Some(id) => tape.get(*id).expect("below the mark"),
-                // Not recorded before the mark: the tape was already full; the value is known.
-                None => tape.var(v),
-            })
-            .collect();
-        let xs: Vec<Var<'_, S>> = slots[..input_ids.len()].to_vec();
-        for instr in p.instrs().iter().skip(k) {
-            slots.push(step(&slots, instr));
-        }
-        for (i, (s, &v)) in slots.iter().zip(&full.values).enumerate() {
-            assert!(same(s.value(), v), "value of result {i} after rewind");
-        }
-        let y = slots[p.output_slot(slots.len())];
-        if fits {
-            assert_eq!(tape.len(), needed);
+    let (values, grads) = continue_from(&tape, p, k, &prefix, &full.values);
+    for (i, (&s, &v)) in values.iter().zip(&full.values).enumerate() {
+        assert!(
+            same(s, v),
+            "value of result {i} after rewind: {s:?} vs {v:?}"
+        );
+    }
+    assert!(tape.len() <= N);
+    match tape.check() {
+        Err(e) => {
+            assert_eq!(e, overflow);
             assert_eq!(
-                grads_of(&tape, y, &xs),
-                full.grads,
-                "gradients after a rewind"
+                grads,
+                Err(overflow),
+                "backward after a rewind and an overflow"
             );
-        } else {
-            assert_eq!(
-                tape.backward(y).err(),
-                Some(overflow),
-                "backward after a rewind"
-            );
+        }
+        Ok(()) => assert_ne!(grads, Err(overflow)),
+    }
+    if prefix_fits {
+        // Below the mark the tape holds what a tape with room holds after the same
+        // instructions: continuing there must give the same outcome.
+        let big = Tape::<S, BIG>::new();
+        let xs: Vec<Var<'_, S>> = p.input_values::<S>().iter().map(|&v| big.var(v)).collect();
+        let slots = run_prefix::<Var<'_, S>>(p, &xs, k);
+        assert_eq!(
+            big.len(),
+            mark.len(),
+            "the prefix fitted, so it used the same slots"
+        );
+        let ids: Vec<AtMark> = slots.iter().map(at_mark).collect();
+        assert_eq!(ids, prefix);
+        let (big_values, big_grads) = continue_from(&big, p, k, &prefix, &full.values);
+        for (&a, &b) in values.iter().zip(&big_values) {
+            assert!(same(a, b));
+        }
+        let big_len = big.len();
+        assert_eq!(
+            tape.check().is_err(),
+            big_len > N,
+            "continued: {big_len} slots for {N}"
+        );
+        if tape.check().is_ok() {
+            assert_eq!(tape.len(), big_len);
+            assert_eq!(grads, big_grads, "gradients after a rewind");
         }
     }
 
@@ -196,7 +300,7 @@ fn check<S: Scalar, const N: usize>(p: &Program, k: usize) {
     let prefix = n_fit - 1;
     let expected = reference::<S>(p, prefix);
     let xs: Vec<Var<'_, S>> = p.input_values::<S>().iter().map(|&v| tape.var(v)).collect();
-    let slots = run_prefix::<S, _>(p, &xs, prefix);
+    let slots = run_prefix::<Var<'_, S>>(p, &xs, prefix);
     tape.check().expect("the prefix fits");
     let y = slots[p.output_slot(slots.len())];
     assert_eq!(

@@ -1,25 +1,40 @@
 //! Differential fuzzing of the engine: one arbitrary program, evaluated
 //!
 //! - plainly (values only),
-//! - on the tape in reverse mode (`Tape<S, _>`),
+//! - on the tape in reverse mode (`Tape<S, _>`, statement-level: handles carry pending
+//!   partials, statements are written only where needed),
 //! - in forward mode with `Dual<S>`, one pass per input,
 //! - by the independent reference interpreter of `autograd_fuzz` (forward mode by hand),
 //! - on a tape over duals (forward-over-reverse),
 //!
 //! in `f64` and in `f32`, with inputs and constants that include NaN, ±inf, subnormals and huge
-//! values. Checks: nothing panics; values are bit-identical in every mode; backward twice gives
-//! bit-identical gradients; where every value and local derivative is finite (kinks included:
-//! every mode follows the same conventions), reverse, forward and the reference agree within a
-//! rounding bound; and the NaN-provenance reports describe the tape truthfully.
+//! values. Checks: nothing panics; values are bit-identical in every mode; every statement is
+//! labelled with an operation its instruction may record (`autograd_fuzz::exercised_by`), and
+//! only the inputs are leaves; backward twice gives bit-identical adjoints, and so does a sweep
+//! from the output written as a statement of its own (`Var::recorded`); where every value and
+//! local derivative is finite and no product of them leaves the range (kinks included: every
+//! mode follows the same conventions), reverse, forward and the reference agree within a
+//! rounding bound; and the NaN-provenance reports describe the tape's statements truthfully.
 
 #![no_main]
 
-use autograd_core::{AnomalyKind, BackwardError, Dual, Node, Scalar, Tape, TapeView, Var};
-use autograd_fuzz::{run, same, Eval, Program, Reference};
+use std::collections::HashMap;
+
+use autograd_core::{
+    Anomaly, AnomalyKind, BackwardError, Dual, Node, NodeId, Op, Scalar, Tape, TapeError, TapeView,
+    Var,
+};
+use autograd_fuzz::{
+    id_is_wrong, may_record, run, same, statement_id, step, Program, Reference, MAX_OPERANDS,
+    WORK_AROUND_ID_BUG,
+};
 use libfuzzer_sys::fuzz_target;
 
-/// Enough for the longest program (48 instructions of at most 7 nodes, plus inputs).
-const CAP: usize = 512;
+/// Enough for the longest program: 48 instructions, each writing at most one statement of at
+/// most `2 (2 MAX_OPERANDS + 1)` operands (an `affine` of handles with two pending pairs each)
+/// and a header, plus the inputs and the output written by `recorded`.
+const CAP: usize = 1024;
+const _: () = assert!(autograd_fuzz::MAX_INPUTS + 49 * (2 * (2 * MAX_OPERANDS + 1) + 1) <= CAP);
 
 fuzz_target!(|p: Program| {
     check::<f64>(&p);
@@ -30,7 +45,51 @@ fn bits<S: Scalar>(x: S) -> u64 {
     x.to_f64().to_bits()
 }
 
-fn check<S: Scalar + Eval<S>>(p: &Program) {
+/// A statement as the tape holds it, with its operands `(index, partial)`.
+struct Statement<S> {
+    id: NodeId,
+    node: Node<S>,
+    operands: Vec<(usize, S)>,
+}
+
+/// Every statement on the tape, in creation order.
+fn statements<S: Scalar>(tape: &TapeView<S>) -> Vec<Statement<S>> {
+    let mut out = Vec::new();
+    tape.for_each_node(|id, node| {
+        out.push(Statement {
+            id,
+            node: *node,
+            operands: Vec::new(),
+        })
+    })
+    .expect("not busy");
+    for s in &mut out {
+        tape.for_each_operand(s.id, |i, d| s.operands.push((i, d)))
+            .expect("a statement has operands");
+        assert_eq!(s.operands.len(), s.node.operands, "operand count");
+        for &(i, _) in &s.operands {
+            assert!(
+                i < s.id.index(),
+                "operand {i} of statement {:?} is not earlier",
+                s.id
+            );
+        }
+    }
+    out
+}
+
+/// The tape's shape: each statement's position, operation and operand indices.
+fn shape<S: Scalar>(stmts: &[Statement<S>]) -> Vec<(usize, Op, Vec<usize>)> {
+    stmts
+        .iter()
+        .map(|s| {
+            let ops = s.operands.iter().map(|o| o.0).collect();
+            (s.id.index(), s.node.op, ops)
+        })
+        .collect()
+}
+
+fn check<S: Scalar>(p: &Program) {
     let inputs = p.input_values::<S>();
     let n_in = inputs.len();
     let reference = Reference::new(p, &inputs);
@@ -38,7 +97,7 @@ fn check<S: Scalar + Eval<S>>(p: &Program) {
     let out = p.output_slot(n);
 
     // Plain evaluation.
-    let plain = run::<S, S>(p, &inputs);
+    let plain = run::<S>(p, &inputs);
     for (i, (&a, &b)) in plain.iter().zip(&reference.values).enumerate() {
         assert!(
             same(a, b),
@@ -46,35 +105,102 @@ fn check<S: Scalar + Eval<S>>(p: &Program) {
         );
     }
 
-    // Reverse mode.
+    // Reverse mode, one instruction at a time to know which instruction wrote which statement.
     let tape = Tape::<S, CAP>::new();
     let xs: Vec<Var<'_, S>> = inputs.iter().map(|&v| tape.var(v)).collect();
-    let slots = run::<S, _>(p, &xs);
+    let mut slots = xs.clone();
+    let mut written_by = Vec::new(); // (first slot after the instruction, instruction)
+    for instr in p.instrs() {
+        slots.push(step(&slots, instr));
+        written_by.push((tape.len(), instr.kind()));
+    }
     tape.check().expect("the program fits the tape");
     for (i, (a, &b)) in slots.iter().zip(&reference.values).enumerate() {
         assert!(
             same(a.value(), b),
             "tape value of result {i}: {a:?} vs reference {b:?}"
         );
+        if let Some(id) = statement_id(a) {
+            let node = tape.node(id).expect("an id names a statement");
+            assert!(
+                same(node.value, b),
+                "statement {} of result {i}",
+                id.index()
+            );
+        }
     }
+    let stmts = statements(&tape);
+    for (k, s) in stmts.iter().enumerate() {
+        let index = s.id.index();
+        if k < n_in {
+            assert_eq!(
+                (index, s.node.op, s.node.operands),
+                (k, Op::Leaf, 0),
+                "input {k}"
+            );
+            assert!(same(s.node.value, inputs[k]), "input {k}");
+            continue;
+        }
+        let instr = written_by
+            .iter()
+            .position(|&(end, _)| index < end)
+            .expect("every statement after the inputs is written by an instruction");
+        let kind = written_by[instr].1;
+        assert!(
+            may_record(kind, s.node.op),
+            "instruction {instr} ({kind:?}) wrote statement {index} labelled {:?}: \
+             autograd_fuzz::exercised_by is out of date",
+            s.node.op
+        );
+    }
+
     let y = slots[out];
     let first = gradients(&tape, y, &xs);
-    let nodes_first = snapshot(&tape);
+    let adjoints_first = statements(&tape);
     let second = gradients(&tape, y, &xs);
-    let nodes_second = snapshot(&tape);
-    assert_eq!(first.len(), second.len());
+    let adjoints_second = statements(&tape);
     for (a, b) in first.iter().zip(&second) {
         assert_eq!(bits(*a), bits(*b), "backward twice: {a:?} vs {b:?}");
     }
-    for (i, (a, b)) in nodes_first.iter().zip(&nodes_second).enumerate() {
+    for (a, b) in adjoints_first.iter().zip(&adjoints_second) {
         assert_eq!(
-            bits(a.grad()),
-            bits(b.grad()),
-            "adjoint of node {i} differs between sweeps"
+            bits(a.node.grad),
+            bits(b.node.grad),
+            "adjoint of statement {} differs between sweeps",
+            a.id.index()
         );
     }
 
     check_anomaly(&tape, y, &first, &xs);
+
+    // The output written as a statement of its own: a sweep seeded at its header sends the same
+    // partials down as a sweep seeded with the handle's pending pairs.
+    // (Under the known core bug `recorded` returns a handle whose id names another statement.)
+    let skip_recorded = WORK_AROUND_ID_BUG && id_is_wrong(&y);
+    match y.recorded() {
+        Ok(_) if skip_recorded => {}
+        Err(e) => {
+            assert!(y.is_constant(), "recorded failed: {e}");
+            assert_eq!(e, TapeError::NotRecorded);
+        }
+        Ok(r) => {
+            assert!(!y.is_constant());
+            assert!(same(r.value(), y.value()));
+            let id = r.id().expect("a recorded value is a statement");
+            if let Some(own) = y.id() {
+                assert_eq!(own, id, "recording a statement writes nothing");
+            }
+            assert!(same(tape.node(id).expect("recorded").value, y.value()));
+            let again = gradients(&tape, r, &xs);
+            for (j, (a, b)) in first.iter().zip(&again).enumerate() {
+                assert_eq!(
+                    bits(*a),
+                    bits(*b),
+                    "d/dx{j} from the recorded output {b:?} vs from its handle {a:?}"
+                );
+            }
+        }
+    }
 
     let expected = reference.expected(out);
     if let Some(expected) = &expected {
@@ -100,7 +226,7 @@ fn check<S: Scalar + Eval<S>>(p: &Program) {
                 }
             })
             .collect();
-        let r = run::<S, Dual<S>>(p, &ds);
+        let r = run::<Dual<S>>(p, &ds);
         for (i, (a, &b)) in r.iter().zip(&reference.values).enumerate() {
             assert!(
                 same(a.re, b),
@@ -118,7 +244,11 @@ fn check<S: Scalar + Eval<S>>(p: &Program) {
         }
     }
 
-    // Forward over reverse: the real parts are the plain values and gradients.
+    // Forward over reverse: the real parts are the plain values and gradients. The tape of duals
+    // writes a statement also where only a tangent is not finite, and keeps a dependence whose
+    // real partial is 0 but whose tangent is not; where it ends up with the same statements, its
+    // real parts are the same sums of the same products, up to added zeros (so compared with
+    // `==`); elsewhere they regroup, and are compared within the rounding bound.
     let all_local_finite = reference.edges[..=out]
         .iter()
         .flatten()
@@ -128,7 +258,7 @@ fn check<S: Scalar + Eval<S>>(p: &Program) {
         .iter()
         .map(|&v| dtape.var(Dual::new(v, S::ONE)))
         .collect();
-    let dslots = run::<Dual<S>, _>(p, &dxs);
+    let dslots = run::<Var<'_, Dual<S>>>(p, &dxs);
     dtape.check().expect("the program fits the dual tape");
     for (i, (a, &b)) in dslots.iter().zip(&reference.values).enumerate() {
         assert!(
@@ -136,74 +266,113 @@ fn check<S: Scalar + Eval<S>>(p: &Program) {
             "dual-tape value of result {i}: {a:?} vs {b:?}"
         );
     }
-    let grads = dtape.backward(dslots[out]).expect("recorded");
-    if all_local_finite {
-        for (j, (x, &g)) in dxs.iter().zip(&first).enumerate() {
-            let h = grads.wrt(*x).re;
+    let dy = dslots[out];
+    let dgrads: Vec<S> = match dtape.backward(dy) {
+        Ok(g) => dxs.iter().map(|x| g.wrt(*x).re).collect(),
+        Err(e) => {
+            assert_eq!(e, TapeError::NotRecorded);
+            assert!(y.is_constant(), "only a constant output is not recorded");
+            vec![S::ZERO; n_in]
+        }
+    };
+    // (The real tape as the program left it, before `recorded` wrote the output.)
+    let same_shape = shape(&stmts) == shape(&statements(&dtape));
+    if all_local_finite && same_shape {
+        for (j, (&h, &g)) in dgrads.iter().zip(&first).enumerate() {
             assert!(
-                same(h, g),
+                h == g || same(h, g),
                 "dual-tape gradient real part d/dx{j} = {h:?}, plain {g:?}"
+            );
+        }
+    } else if let Some(expected) = &expected {
+        for (j, (&(e, tol), &h)) in expected.iter().zip(&dgrads).enumerate() {
+            let err = (h.to_f64() - e.to_f64()).abs();
+            assert!(
+                err <= tol,
+                "dual-tape d/dx{j} = {h:?}, reference {e:?} (error {err:e} > tolerance {tol:e})"
             );
         }
     }
 }
 
+/// Gradients of `y` with respect to `xs`: 0 for a constant `y` (which `backward` refuses).
 fn gradients<'t, S: Scalar>(tape: &'t TapeView<S>, y: Var<'t, S>, xs: &[Var<'t, S>]) -> Vec<S> {
-    let grads = tape.backward(y).expect("output is recorded");
     let mut out = vec![S::ZERO; xs.len()];
-    grads.write_to(xs, &mut out).expect("equal lengths");
+    match tape.backward(y) {
+        Ok(grads) => grads.write_to(xs, &mut out).expect("equal lengths"),
+        Err(e) => {
+            assert!(y.is_constant(), "backward failed: {e}");
+            assert_eq!(e, TapeError::NotRecorded);
+        }
+    }
     out
 }
 
-fn snapshot<S: Scalar>(tape: &TapeView<S>) -> Vec<Node<S>> {
-    let mut nodes = Vec::new();
-    tape.for_each_node(|_, n| nodes.push(*n)).expect("not busy");
-    nodes
-}
-
-/// The NaN-provenance reports agree with what the tape holds.
+/// The NaN-provenance reports agree with the statements the tape holds.
 fn check_anomaly<'t, S: Scalar>(
     tape: &'t TapeView<S>,
     y: Var<'t, S>,
     grads: &[S],
     xs: &[Var<'t, S>],
 ) {
-    let nodes = snapshot(tape);
-    let finite_inputs = |node: &Node<S>| {
-        node.inputs()[..node.op().arity()]
+    let stmts = statements(tape);
+    let at: HashMap<usize, &Statement<S>> = stmts.iter().map(|s| (s.id.index(), s)).collect();
+    let operands_finite = |s: &Statement<S>| {
+        s.operands
             .iter()
-            .all(|&k| nodes[k].value().is_finite())
+            .all(|&(i, _)| at[&i].node.value.is_finite())
     };
-    let first_bad_value = nodes.iter().position(|n| !n.value().is_finite());
-    let any_bad_grad = nodes.iter().any(|n| !n.grad().is_finite());
-    let check_report = |a: &autograd_core::Anomaly<S>, limit: usize| {
+    // A statement whose backward step adds a non-finite term to an operand's adjoint.
+    let sends_non_finite = |s: &Statement<S>| {
+        let g = s.node.grad;
+        g.is_finite() && !g.is_zero() && s.operands.iter().any(|&(_, d)| !(g * d).is_finite())
+    };
+    let first_bad_value = stmts.iter().find(|s| !s.node.value.is_finite());
+    let any_bad_grad = stmts.iter().any(|s| !s.node.grad.is_finite());
+    let top = tape.len().saturating_sub(1);
+
+    let check_report = |a: &Anomaly<S>, limit: usize| {
         assert!(a.index <= limit, "report past the output: {a}");
-        let node = &nodes[a.index];
-        assert_eq!(a.op, node.op(), "{a}");
-        assert!(same(a.value, node.value()), "{a}");
-        assert_eq!(a.inputs().len(), node.op().arity(), "{a}");
-        // The report renders (Display must not panic) and names the node.
+        let s = at.get(&a.index).expect("a report names a statement");
+        assert_eq!(a.op, s.node.op, "{a}");
+        assert!(same(a.value, s.node.value), "{a}");
+        assert_eq!(a.inputs().len(), s.operands.len().min(4), "{a}");
+        for (x, &(i, d)) in a.inputs().iter().zip(&s.operands) {
+            assert_eq!(x.index, i, "{a}");
+            assert_eq!(x.op, at[&i].node.op, "{a}");
+            assert!(same(x.value, at[&i].node.value), "{a}");
+            assert!(same(x.partial, d), "{a}");
+        }
+        // The report renders (Display must not panic) and names the statement.
         let text = a.to_string();
-        assert!(text.contains(&format!("node {}", a.index)), "{text}");
+        assert!(text.contains(&format!("statement {} ", a.index)), "{text}");
         match a.kind {
             AnomalyKind::Value => {
-                assert!(!node.value().is_finite(), "{a}");
+                assert!(!s.node.value.is_finite(), "{a}");
                 assert!(
-                    finite_inputs(node),
-                    "a value report whose inputs are not finite: {a}"
+                    operands_finite(s),
+                    "a value report whose operands are not finite: {a}"
                 );
             }
             AnomalyKind::Gradient {
                 input,
                 adjoint,
+                local,
+                contribution,
                 sum,
-                ..
             } => {
-                assert!(node.inputs()[..node.op().arity()].contains(&input), "{a}");
-                assert!(adjoint.is_finite() && same(adjoint, node.grad()), "{a}");
+                assert!(
+                    s.operands
+                        .iter()
+                        .any(|&(i, d)| i == input && same(d, local)),
+                    "the reported operand and partial are not the statement's: {a}"
+                );
+                assert!(adjoint.is_finite() && !adjoint.is_zero(), "{a}");
+                assert!(same(adjoint, s.node.grad), "{a}");
+                assert!(same(contribution, adjoint * local), "{a}");
                 assert!(!sum.is_finite(), "{a}");
-                assert!(!nodes[input].grad().is_finite(), "{a}");
-                assert!(finite_inputs(node) && node.value().is_finite(), "{a}");
+                assert!(!at[&input].node.grad.is_finite(), "{a}");
+                assert!(s.node.value.is_finite() && operands_finite(s), "{a}");
             }
             _ => panic!("unknown anomaly kind: {a:?}"),
         }
@@ -215,26 +384,41 @@ fn check_anomaly<'t, S: Scalar>(
             "first_non_finite missed a NaN/inf"
         ),
         Some(a) => {
-            check_report(&a, nodes.len() - 1);
-            if let AnomalyKind::Value = a.kind {
-                assert_eq!(Some(a.index), first_bad_value, "{a}");
-            } else {
-                assert!(first_bad_value.is_none(), "{a}");
+            check_report(&a, top);
+            match a.kind {
+                AnomalyKind::Value => {
+                    let first = first_bad_value.expect("a value report");
+                    assert_eq!(a.index, first.id.index(), "not the first: {a}");
+                }
+                AnomalyKind::Gradient { contribution, .. } => {
+                    assert!(first_bad_value.is_none() && any_bad_grad, "{a}");
+                    // The sweep reaches statements from the top down: the report names the
+                    // first it reaches that sends a non-finite term, else (an overflowing sum of
+                    // finite terms) no statement sends one.
+                    let highest = stmts.iter().rev().find(|s| sends_non_finite(s));
+                    if contribution.is_finite() {
+                        assert!(highest.is_none(), "{a}");
+                    } else {
+                        let h = highest.expect("a statement sends a non-finite term");
+                        assert_eq!(h.id.index(), a.index, "not the first reached: {a}");
+                    }
+                }
+                _ => unreachable!(),
             }
         }
     }
 
-    let root = y.id().expect("recorded").index();
     match tape.non_finite_origin(y) {
-        None => assert!(y.value().is_finite()),
+        None => assert!(y.value().is_finite() || y.is_constant()),
         Some(a) => {
             assert!(!y.value().is_finite());
             assert!(matches!(a.kind, AnomalyKind::Value));
+            let root = y.id().expect("a non-finite value is a statement").index();
             check_report(&a, root);
         }
     }
 
-    let healthy = y.value().is_finite() && nodes[..=root].iter().all(|n| n.grad().is_finite());
+    let healthy = y.value().is_finite() && stmts.iter().all(|s| s.node.grad.is_finite());
     match tape.backward_checked(y) {
         Ok(checked) => {
             assert!(healthy, "backward_checked accepted a non-finite result");
@@ -248,8 +432,12 @@ fn check_anomaly<'t, S: Scalar>(
         }
         Err(BackwardError::NonFinite(a)) => {
             assert!(!healthy, "backward_checked rejected a finite result: {a}");
-            check_report(&a, root);
+            if !y.value().is_finite() {
+                assert!(matches!(a.kind, AnomalyKind::Value), "{a}");
+            }
+            check_report(&a, top);
         }
+        Err(BackwardError::Tape(TapeError::NotRecorded)) if y.is_constant() => {}
         Err(e) => panic!("backward_checked failed: {e}"),
     }
 }

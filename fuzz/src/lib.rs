@@ -9,13 +9,13 @@
 //! because the target compares evaluation orders, not the conditioning of formulas.
 
 use arbitrary::Arbitrary;
-use autograd_core::{math, Dual, Number, Scalar, Var};
+use autograd_core::{math, NodeId, Number, Op, Scalar, Var};
 
 /// Number of program inputs at most.
 pub const MAX_INPUTS: usize = 3;
 /// Number of instructions at most (longer inputs are truncated).
 pub const MAX_INSTRS: usize = 48;
-/// Operands of a `sum` or a `dot` at most.
+/// Operands of a `sum`, pairs of a `dot` or an `affine` at most.
 pub const MAX_OPERANDS: usize = 4;
 
 /// A number from the fuzz input: a small exact value, an edge case, or any bit pattern.
@@ -94,7 +94,7 @@ impl Value {
 }
 
 /// One-input operations.
-#[derive(Arbitrary, Debug, Clone, Copy)]
+#[derive(Arbitrary, Debug, Clone, Copy, PartialEq, Eq)]
 #[allow(missing_docs)]
 pub enum Unary {
     Neg,
@@ -113,7 +113,7 @@ pub enum Unary {
 }
 
 /// Two-input operations.
-#[derive(Arbitrary, Debug, Clone, Copy)]
+#[derive(Arbitrary, Debug, Clone, Copy, PartialEq, Eq)]
 #[allow(missing_docs)]
 pub enum Binary {
     Add,
@@ -125,8 +125,9 @@ pub enum Binary {
     Min,
 }
 
-/// Operations with a constant operand (`AddC` is `x + c`, `CAdd` is `c + x`, ...).
-#[derive(Arbitrary, Debug, Clone, Copy)]
+/// Operations with a constant operand (`AddC` is `x + c`, `CAdd` is `c + x`, ...; the last
+/// three are `Number`'s `x.mul_f64(c)`, `x.add_f64(c)` and `x.rsub_f64(c) = c - x`).
+#[derive(Arbitrary, Debug, Clone, Copy, PartialEq, Eq)]
 #[allow(missing_docs)]
 pub enum WithConst {
     AddC,
@@ -139,6 +140,9 @@ pub enum WithConst {
     CDiv,
     Powf,
     LeakyRelu,
+    MulF64,
+    AddF64,
+    RsubF64,
 }
 
 /// A `powi` exponent: usually small, sometimes anything.
@@ -162,6 +166,10 @@ impl Exponent {
 
 /// One instruction; operands index earlier results (modulo their number). Each instruction
 /// appends one result.
+///
+/// The n-ary instructions take `n % (MAX_OPERANDS + 1)` operands (or pairs): an empty `sum` or
+/// `dot` is the constant 0, which on a tape is a constant off the tape, so programs also
+/// exercise operations between constants and recorded values.
 #[derive(Arbitrary, Debug, Clone, Copy)]
 #[allow(missing_docs)]
 pub enum Instr {
@@ -169,10 +177,121 @@ pub enum Instr {
     Binary(Binary, u8, u8),
     Const(WithConst, u8, Value),
     Powi(u8, Exponent),
-    /// `Var::sum` of `1 + n % MAX_OPERANDS` operands.
+    /// `Number::sum` of the first `n` operands.
     Sum([u8; MAX_OPERANDS], u8),
-    /// `Var::dot` of `1 + n % MAX_OPERANDS` pairs.
+    /// `Number::dot` of the first `n` pairs.
     Dot([u8; MAX_OPERANDS], [u8; MAX_OPERANDS], u8),
+    /// `Number::affine(w, x, b)` over the first `n` pairs: `((b + w0 x0) + w1 x1) + ...`.
+    Affine([u8; MAX_OPERANDS], [u8; MAX_OPERANDS], u8, u8),
+    /// `x.mul_add(a, b)`: `x a + b`.
+    MulAdd(u8, u8, u8),
+}
+
+/// An instruction without its operands: what [`exercised_by`] maps the core's operations to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum Kind {
+    Unary(Unary),
+    Binary(Binary),
+    Const(WithConst),
+    Powi,
+    Sum,
+    Dot,
+    Affine,
+    MulAdd,
+}
+
+impl Instr {
+    /// The instruction without its operands.
+    pub fn kind(&self) -> Kind {
+        match *self {
+            Instr::Unary(op, _) => Kind::Unary(op),
+            Instr::Binary(op, _, _) => Kind::Binary(op),
+            Instr::Const(op, _, _) => Kind::Const(op),
+            Instr::Powi(..) => Kind::Powi,
+            Instr::Sum(..) => Kind::Sum,
+            Instr::Dot(..) => Kind::Dot,
+            Instr::Affine(..) => Kind::Affine,
+            Instr::MulAdd(..) => Kind::MulAdd,
+        }
+    }
+}
+
+/// The instructions whose recording may write a statement labelled `op` (a statement is labelled
+/// with the last operation applied to the handle it holds): the program generator's tie to the
+/// core's table of operations. The `match` is exhaustive, without a wildcard, so an operation
+/// added to the core and forgotten here fails to compile; the differential target checks, for
+/// every statement a program writes, that the instruction that wrote it is listed here for the
+/// statement's operation, so a wrong entry is found by fuzzing.
+///
+/// A constant operand (an empty `sum` or `dot` upstream) turns `x + c`, `c - x`, `x * c` and
+/// `x / c` into the folded `Shift`, `Neg` then `Shift`, and `Scale`; `mul_add` over at most two
+/// recorded values is `x * a + b`.
+pub fn exercised_by(op: Op) -> &'static [Kind] {
+    use Binary as B;
+    use Kind as K;
+    use Unary as U;
+    use WithConst as C;
+    match op {
+        // Only program inputs are leaves; no instruction makes one.
+        Op::Leaf => &[],
+        Op::Sum => &[K::Sum],
+        Op::Dot => &[K::Dot, K::Affine],
+        Op::MulAdd => &[K::MulAdd],
+        Op::Add => &[K::Binary(B::Add), K::MulAdd],
+        Op::Sub => &[K::Binary(B::Sub)],
+        Op::Mul => &[K::Binary(B::Mul), K::MulAdd],
+        Op::Div => &[K::Binary(B::Div), K::Const(C::CDiv)],
+        Op::Pow => &[K::Binary(B::Pow)],
+        Op::Max => &[K::Binary(B::Max)],
+        Op::Min => &[K::Binary(B::Min)],
+        Op::Neg => &[
+            K::Unary(U::Neg),
+            K::Const(C::CSub),
+            K::Const(C::RsubF64),
+            K::Binary(B::Sub),
+        ],
+        Op::Scale => &[
+            K::Const(C::MulC),
+            K::Const(C::CMul),
+            K::Const(C::DivC),
+            K::Const(C::MulF64),
+            K::Binary(B::Mul),
+            K::Binary(B::Div),
+            K::MulAdd,
+        ],
+        Op::Shift => &[
+            K::Const(C::AddC),
+            K::Const(C::CAdd),
+            K::Const(C::SubC),
+            K::Const(C::CSub),
+            K::Const(C::AddF64),
+            K::Const(C::RsubF64),
+            K::Binary(B::Add),
+            K::Binary(B::Sub),
+            K::MulAdd,
+        ],
+        Op::Square => &[K::Unary(U::Square)],
+        Op::Powi => &[K::Powi],
+        Op::Powf => &[K::Const(C::Powf)],
+        Op::Exp => &[K::Unary(U::Exp)],
+        Op::Ln => &[K::Unary(U::Ln)],
+        Op::Sqrt => &[K::Unary(U::Sqrt)],
+        Op::Sin => &[K::Unary(U::Sin)],
+        Op::Cos => &[K::Unary(U::Cos)],
+        Op::Tan => &[K::Unary(U::Tan)],
+        Op::Tanh => &[K::Unary(U::Tanh)],
+        Op::Sigmoid => &[K::Unary(U::Sigmoid)],
+        Op::Relu => &[K::Unary(U::Relu)],
+        Op::LeakyRelu => &[K::Const(C::LeakyRelu)],
+        Op::Abs => &[K::Unary(U::Abs)],
+        Op::Softplus => &[K::Unary(U::Softplus)],
+    }
+}
+
+/// Whether instruction `kind` may write a statement labelled `op` (see [`exercised_by`]).
+pub fn may_record(kind: Kind, op: Op) -> bool {
+    exercised_by(op).contains(&kind)
 }
 
 /// A straight-line program over a few inputs.
@@ -215,56 +334,8 @@ impl Program {
     }
 }
 
-/// `Number` plus the ways the program builds constants, sums and dot products for each kind of
-/// value (the tape has its own `Var::sum` and `Var::dot`).
-pub trait Eval<S: Scalar>: Number {
-    /// The constant `c`.
-    fn konst(c: S) -> Self;
-    /// Left-to-right sum of a non-empty slice.
-    fn sum(xs: &[Self]) -> Self {
-        let (first, rest) = xs.split_first().expect("sums are never empty");
-        rest.iter().fold(*first, |acc, x| acc + *x)
-    }
-    /// Left-to-right dot product of non-empty slices of equal length.
-    fn dot(a: &[Self], b: &[Self]) -> Self {
-        let mut terms = a.iter().zip(b).map(|(x, y)| *x * *y);
-        let first = terms.next().expect("dot products are never empty");
-        terms.fold(first, |acc, t| acc + t)
-    }
-}
-
-impl Eval<f64> for f64 {
-    fn konst(c: f64) -> Self {
-        c
-    }
-}
-
-impl Eval<f32> for f32 {
-    fn konst(c: f32) -> Self {
-        c
-    }
-}
-
-impl<S: Scalar> Eval<S> for Dual<S> {
-    fn konst(c: S) -> Self {
-        Dual::constant(c)
-    }
-}
-
-impl<'t, S: Scalar> Eval<S> for Var<'t, S> {
-    fn konst(c: S) -> Self {
-        Var::constant(c)
-    }
-    fn sum(xs: &[Self]) -> Self {
-        Var::sum(xs)
-    }
-    fn dot(a: &[Self], b: &[Self]) -> Self {
-        Var::dot(a, b).expect("equal lengths")
-    }
-}
-
 fn operands<T: Copy>(slots: &[T], idx: &[u8; MAX_OPERANDS], n: u8) -> Vec<T> {
-    let len = 1 + n as usize % MAX_OPERANDS;
+    let len = n as usize % (MAX_OPERANDS + 1);
     idx[..len]
         .iter()
         .map(|&i| slots[i as usize % slots.len()])
@@ -272,7 +343,7 @@ fn operands<T: Copy>(slots: &[T], idx: &[u8; MAX_OPERANDS], n: u8) -> Vec<T> {
 }
 
 /// Runs the program on `inputs` (one per program input) and returns every result, inputs first.
-pub fn run<S: Scalar, T: Eval<S>>(p: &Program, inputs: &[T]) -> Vec<T> {
+pub fn run<T: Number>(p: &Program, inputs: &[T]) -> Vec<T> {
     let mut slots: Vec<T> = inputs.to_vec();
     for instr in p.instrs() {
         slots.push(step(&slots, instr));
@@ -281,7 +352,7 @@ pub fn run<S: Scalar, T: Eval<S>>(p: &Program, inputs: &[T]) -> Vec<T> {
 }
 
 /// Runs only the first `n` instructions.
-pub fn run_prefix<S: Scalar, T: Eval<S>>(p: &Program, inputs: &[T], n: usize) -> Vec<T> {
+pub fn run_prefix<T: Number>(p: &Program, inputs: &[T], n: usize) -> Vec<T> {
     let mut slots: Vec<T> = inputs.to_vec();
     for instr in p.instrs().iter().take(n) {
         slots.push(step(&slots, instr));
@@ -290,7 +361,7 @@ pub fn run_prefix<S: Scalar, T: Eval<S>>(p: &Program, inputs: &[T], n: usize) ->
 }
 
 /// One instruction's result.
-pub fn step<S: Scalar, T: Eval<S>>(slots: &[T], instr: &Instr) -> T {
+pub fn step<T: Number>(slots: &[T], instr: &Instr) -> T {
     let at = |i: u8| slots[i as usize % slots.len()];
     match *instr {
         Instr::Unary(op, a) => {
@@ -326,7 +397,7 @@ pub fn step<S: Scalar, T: Eval<S>>(slots: &[T], instr: &Instr) -> T {
         Instr::Const(op, a, c) => {
             let x = at(a);
             let cf = c.get();
-            let k = T::konst(S::from_f64(cf));
+            let k = T::from_f64(cf);
             match op {
                 WithConst::AddC => x + k,
                 WithConst::CAdd => k + x,
@@ -338,14 +409,18 @@ pub fn step<S: Scalar, T: Eval<S>>(slots: &[T], instr: &Instr) -> T {
                 WithConst::CDiv => k / x,
                 WithConst::Powf => x.powf(cf),
                 WithConst::LeakyRelu => x.leaky_relu(cf),
+                WithConst::MulF64 => x.mul_f64(cf),
+                WithConst::AddF64 => x.add_f64(cf),
+                WithConst::RsubF64 => x.rsub_f64(cf),
             }
         }
         Instr::Powi(a, n) => at(a).powi(n.get()),
         Instr::Sum(idx, n) => T::sum(&operands(slots, &idx, n)),
-        Instr::Dot(ia, ib, n) => {
-            let len = n;
-            T::dot(&operands(slots, &ia, len), &operands(slots, &ib, len))
+        Instr::Dot(ia, ib, n) => T::dot(&operands(slots, &ia, n), &operands(slots, &ib, n)),
+        Instr::Affine(iw, ix, b, n) => {
+            T::affine(&operands(slots, &iw, n), &operands(slots, &ix, n), at(b))
         }
+        Instr::MulAdd(x, a, b) => at(x).mul_add(at(a), at(b)),
     }
 }
 
@@ -353,6 +428,8 @@ pub fn step<S: Scalar, T: Eval<S>>(slots: &[T], instr: &Instr) -> T {
 /// derivatives and its derivatives with respect to each input (forward mode, by hand).
 #[derive(Debug)]
 pub struct Reference<S> {
+    /// Number of program inputs (the first results).
+    pub n_inputs: usize,
     /// Every result, inputs first.
     pub values: Vec<S>,
     /// `edges[i]`: `(operand, d result_i / d operand)`, one entry per use.
@@ -378,6 +455,7 @@ impl<S: Scalar> Reference<S> {
     pub fn new(p: &Program, inputs: &[S]) -> Self {
         let n_in = inputs.len();
         let mut r = Reference {
+            n_inputs: n_in,
             values: inputs.to_vec(),
             edges: vec![Vec::new(); n_in],
             tangents: (0..n_in)
@@ -528,22 +606,20 @@ impl<S: Scalar> Reference<S> {
                         let d = if x > S::ZERO { S::ONE } else { k };
                         (math::leaky_relu(x, k), d)
                     }
+                    WithConst::MulF64 => (x * k, k),
+                    WithConst::AddF64 => (x + k, S::ONE),
+                    WithConst::RsubF64 => (k - x, -S::ONE),
                 };
                 (v, vec![(idx(a), d)])
             }
             Instr::Powi(a, n) => {
                 let (x, n) = (val(a), n.get());
-                // Beyond the node's 28-bit exponent the tape records `powf` with `n` rounded to
-                // S, whose derivative rule differs in rounding (and, in f32, at x = -1 even in
-                // sign): values are compared, derivatives are not.
-                if n.unsigned_abs() >= 1 << 27 {
-                    self.unsupported = true;
-                }
                 let d = match n {
                     0 => S::ZERO,
                     1 => S::ONE,
                     _ => match n.checked_sub(1) {
                         Some(m) => S::from_f64(f64::from(n)) * x.powi(m),
+                        // n = i32::MIN: x^(n-1) has no i32 exponent.
                         None => {
                             self.unsupported = true;
                             S::ZERO
@@ -554,77 +630,90 @@ impl<S: Scalar> Reference<S> {
             }
             Instr::Sum(ids, n) => {
                 let ops: Vec<usize> = operands(&(0..len).collect::<Vec<_>>(), &ids, n);
-                let xs: Vec<S> = ops.iter().map(|&i| self.values[i]).collect();
-                let (first, rest) = xs.split_first().expect("non-empty");
-                let v = rest.iter().fold(*first, |acc, x| acc + *x);
+                // `Number::sum`: from the constant 0, left to right.
+                let v = ops.iter().fold(S::ZERO, |acc, &i| acc + self.values[i]);
                 (v, ops.iter().map(|&i| (i, S::ONE)).collect())
             }
             Instr::Dot(ia, ib, n) => {
                 let all: Vec<usize> = (0..len).collect();
                 let (oa, ob) = (operands(&all, &ia, n), operands(&all, &ib, n));
-                let mut v = None;
-                let mut edges = Vec::new();
-                for (&i, &j) in oa.iter().zip(&ob) {
-                    let (x, y) = (self.values[i], self.values[j]);
-                    v = Some(match v {
-                        None => x * y,
-                        Some(acc) => acc + x * y,
-                    });
-                    edges.push((i, y));
-                    edges.push((j, x));
-                }
-                (v.expect("non-empty"), edges)
+                self.products(S::ZERO, &oa, &ob)
+            }
+            Instr::Affine(iw, ix, b, n) => {
+                let all: Vec<usize> = (0..len).collect();
+                let (ow, ox) = (operands(&all, &iw, n), operands(&all, &ix, n));
+                let (v, mut edges) = self.products(val(b), &ow, &ox);
+                edges.push((idx(b), S::ONE));
+                (v, edges)
+            }
+            Instr::MulAdd(x, a, b) => {
+                let (xv, av) = (val(x), val(a));
+                (
+                    xv * av + val(b),
+                    vec![(idx(x), av), (idx(a), xv), (idx(b), S::ONE)],
+                )
             }
         }
+    }
+
+    /// `init + a_0 b_0 + a_1 b_1 + ...`, left to right, and its local derivatives.
+    fn products(&self, init: S, a: &[usize], b: &[usize]) -> (S, Vec<(usize, S)>) {
+        let mut v = init;
+        let mut edges = Vec::new();
+        for (&i, &j) in a.iter().zip(b) {
+            let (x, y) = (self.values[i], self.values[j]);
+            v += x * y;
+            edges.push((i, y));
+            edges.push((j, x));
+        }
+        (v, edges)
     }
 
     /// Whether reverse and forward derivatives of result `out` must agree, and if so, the
     /// reference derivative and the tolerance for each input.
     ///
-    /// They must where every value and every local derivative is finite and no intermediate
-    /// derivative can overflow: then both modes compute the same sums of products of the same
-    /// local derivatives, in different orders. The tolerance bounds that reordering: a few ulps
-    /// per operation relative to the sum of the absolute values of the products (so cancellation
-    /// cannot cause a false alarm), plus the absolute error of subnormal intermediates.
+    /// They must where every value and every local derivative is finite and no product of local
+    /// derivatives can overflow: then every mode computes sums of products of the same local
+    /// derivatives, grouped differently. Forward mode multiplies from the inputs, the backward
+    /// sweep from the output, and the tape's handles in between: each pending partial is the
+    /// derivative of one result with respect to an earlier one, summed over the paths between
+    /// them. So every sum of absolute path products between two results (`reach`) must stay
+    /// well inside the range of `S`, not only those from the inputs and to the output.
+    ///
+    /// The tolerance bounds the regrouping: a few ulps per operation relative to the sum of the
+    /// absolute values of the path products (so cancellation cannot cause a false alarm), plus
+    /// the absolute error of intermediates that underflow: a product rounded to a subnormal
+    /// anywhere between results `u` and `v` is off by at most the smallest subnormal, and that
+    /// error reaches the derivative scaled by at most `reach[u][input] * reach[out][v]`.
     pub fn expected(&self, out: usize) -> Option<Vec<(S, f64)>> {
         if self.unsupported {
             return None;
         }
-        let n_in = self
-            .edges
-            .iter()
-            .take_while(|e| e.is_empty())
-            .count()
-            .min(MAX_INPUTS);
+        let n_in = self.n_inputs;
         let finite = |x: S| x.is_finite();
         if !self.values[..=out].iter().all(|&v| finite(v))
             || !self.edges[..=out].iter().flatten().all(|&(_, d)| finite(d))
         {
             return None;
         }
-        // Absolute-value bounds, in f64 so the bounds themselves do not overflow in f32.
-        let n = out + 1;
-        let mut abs_tan = vec![[0.0f64; MAX_INPUTS]; n];
-        for (j, t) in abs_tan.iter_mut().enumerate().take(n_in) {
-            t[j] = 1.0;
-        }
-        for i in n_in..n {
-            let mut t = [0.0; MAX_INPUTS];
-            for &(u, d) in &self.edges[i] {
-                for j in 0..n_in {
-                    t[j] += d.to_f64().abs() * abs_tan[u][j];
+        // reach[v][u]: the sum over paths from u to v of |products of local derivatives|, in f64
+        // so the bounds themselves do not overflow in f32; linked[v][u]: some path exists. (Every
+        // input is included: the output may be an earlier input.)
+        let n = (out + 1).max(n_in);
+        let mut reach = vec![vec![0.0f64; n]; n];
+        let mut linked = vec![vec![false; n]; n];
+        for v in 0..n {
+            reach[v][v] = 1.0;
+            linked[v][v] = true;
+            for &(w, d) in &self.edges[v] {
+                let d = d.to_f64().abs();
+                for u in 0..=w {
+                    reach[v][u] += d * reach[w][u];
+                    linked[v][u] |= linked[w][u];
                 }
             }
-            abs_tan[i] = t;
         }
-        let mut abs_adj = vec![0.0f64; n];
-        abs_adj[out] = 1.0;
-        for i in (0..n).rev() {
-            for &(u, d) in &self.edges[i] {
-                abs_adj[u] += d.to_f64().abs() * abs_adj[i];
-            }
-        }
-        // Intermediates stay well inside the range of S.
+        // Every partial any mode forms stays well inside the range of S.
         let is_f32 = S::EPSILON > 1e-10;
         let limit = if is_f32 {
             f64::from(f32::MAX)
@@ -638,8 +727,7 @@ impl<S: Scalar> Reference<S> {
             f64::from_bits(1)
         };
         let within = |a: f64| a <= limit; // false for NaN
-        if !abs_adj.iter().all(|&a| within(a)) || !abs_tan[..n].iter().flatten().all(|&a| within(a))
-        {
+        if !reach.iter().flatten().all(|&a| within(a)) {
             return None;
         }
         let ops: usize = self.edges[..n].iter().map(|e| e.len() + 1).sum();
@@ -647,12 +735,18 @@ impl<S: Scalar> Reference<S> {
         Some(
             (0..n_in)
                 .map(|j| {
-                    let underflow: f64 = (0..n)
-                        .map(|u| (self.edges[u].len() as f64 + 1.0) * (abs_adj[u] + abs_tan[u][j]))
-                        .sum::<f64>()
-                        * 4.0
-                        * tiny;
-                    (self.tangents[out][j], rel * abs_tan[out][j] + underflow)
+                    let mut underflow = 0.0;
+                    for v in 0..n {
+                        for u in 0..=v {
+                            if linked[v][u] {
+                                // Scaled by `tiny` first: the product of two bounds may overflow.
+                                underflow += (self.edges[v].len() as f64 + 1.0)
+                                    * (tiny * reach[u][j])
+                                    * reach[out][v];
+                            }
+                        }
+                    }
+                    (self.tangents[out][j], rel * reach[out][j] + 4.0 * underflow)
                 })
                 .collect(),
         )
@@ -667,8 +761,100 @@ fn step_fn<S: Scalar>(on: bool) -> S {
     }
 }
 
+/// Whether the targets step around the core bug pinned by
+/// `a_pending_handle_with_partial_one_is_not_its_operands_statement` in
+/// `autograd-core/tests/fuzz_regressions.rs`: `Var::id` names the operand's statement for a
+/// pending handle whose one partial is exactly 1 (`x + 1`, `tan(710)`). Set to `false` once the
+/// core is fixed (the targets then check every id again).
+pub const WORK_AROUND_ID_BUG: bool = true;
+
+/// `v.id()`, or `None` where it names a statement that does not hold `v`'s value (the known
+/// core bug above, while [`WORK_AROUND_ID_BUG`] is set).
+pub fn statement_id<S: Scalar>(v: &Var<'_, S>) -> Option<NodeId> {
+    let id = v.id()?;
+    if WORK_AROUND_ID_BUG && !id_holds(v, id) {
+        return None;
+    }
+    Some(id)
+}
+
+/// Whether `v.id()` is wrong in the way of the known core bug: it names a statement whose value
+/// is not `v`'s.
+pub fn id_is_wrong<S: Scalar>(v: &Var<'_, S>) -> bool {
+    v.id().is_some_and(|id| !id_holds(v, id))
+}
+
+fn id_holds<S: Scalar>(v: &Var<'_, S>, id: NodeId) -> bool {
+    let tape = v.tape().expect("a handle with an id is on a tape");
+    let node = tape.node(id).expect("an id names a statement");
+    same(node.value, v.value())
+}
+
 /// Same value or both NaN (NaN payloads may legitimately differ).
 pub fn same<S: Scalar>(a: S, b: S) -> bool {
     let (x, y) = (a.to_f64(), b.to_f64());
     x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_operation_but_leaf_is_exercised_and_every_instruction_records_one() {
+        for &op in Op::ALL {
+            assert_eq!(exercised_by(op).is_empty(), op == Op::Leaf, "{op:?}");
+        }
+        let unary = [
+            Unary::Neg,
+            Unary::Exp,
+            Unary::Ln,
+            Unary::Sqrt,
+            Unary::Sin,
+            Unary::Cos,
+            Unary::Tan,
+            Unary::Tanh,
+            Unary::Sigmoid,
+            Unary::Relu,
+            Unary::Abs,
+            Unary::Softplus,
+            Unary::Square,
+        ];
+        let binary = [
+            Binary::Add,
+            Binary::Sub,
+            Binary::Mul,
+            Binary::Div,
+            Binary::Pow,
+            Binary::Max,
+            Binary::Min,
+        ];
+        let with_const = [
+            WithConst::AddC,
+            WithConst::CAdd,
+            WithConst::SubC,
+            WithConst::CSub,
+            WithConst::MulC,
+            WithConst::CMul,
+            WithConst::DivC,
+            WithConst::CDiv,
+            WithConst::Powf,
+            WithConst::LeakyRelu,
+            WithConst::MulF64,
+            WithConst::AddF64,
+            WithConst::RsubF64,
+        ];
+        let kinds = unary
+            .map(Kind::Unary)
+            .into_iter()
+            .chain(binary.map(Kind::Binary))
+            .chain(with_const.map(Kind::Const))
+            .chain([Kind::Powi, Kind::Sum, Kind::Dot, Kind::Affine, Kind::MulAdd]);
+        for kind in kinds {
+            assert!(
+                Op::ALL.iter().any(|&op| may_record(kind, op)),
+                "{kind:?} records no operation"
+            );
+        }
+    }
 }
