@@ -114,8 +114,8 @@ fn powi_with_a_huge_exponent_keeps_the_derivatives_sign_in_f32() {
     }
 }
 
-/// CORE BUG (differential, found porting the targets to the statement-level tape; ignored until
-/// fixed): `Var::id` takes any handle with one pending pair whose partial is exactly 1 for that
+/// differential, found porting the targets to the statement-level tape (fixed by giving handles
+/// their own "is a statement" flag): `Var::id` used to take any handle with one pending pair whose partial is exactly 1 for that
 /// statement itself, whatever its value. `x + 1` (`Shift`, partial 1), `x - c`, `tan(x)` where
 /// `1 + tan^2 x` rounds to 1 (the fuzzer's case: `tan(710.0)`), ... all claim to be `x`. Then
 /// `recorded()` writes nothing and returns a handle whose id names `x`, `TapeView::node` and
@@ -123,7 +123,6 @@ fn powi_with_a_huge_exponent_keeps_the_derivatives_sign_in_f32() {
 /// of `dy/d(x + 1)` (which the docs say is 0 for a pending handle; after `recorded()` it should
 /// be the derivative with respect to the new statement).
 #[test]
-#[ignore = "core bug: Var::id() of a pending handle with partial 1 names its operand's statement"]
 fn a_pending_handle_with_partial_one_is_not_its_operands_statement() {
     let tape = Tape::<f64, 16>::new();
     let x = tape.var(2.0);
@@ -143,11 +142,10 @@ fn a_pending_handle_with_partial_one_is_not_its_operands_statement() {
     assert_eq!(tape.backward(z).unwrap().wrt(r), 2.0);
 }
 
-/// CORE BUG, minor (capacity, found porting the target; ignored until fixed): `try_var` on a
+/// capacity, found porting the target (fixed: `try_var` checks the tape first): `try_var` on a
 /// tape that already failed but still has room writes its leaf and only then reports the error
 /// (it is `var(value).recorded()`), so a call documented to "fail at once" still uses a slot.
 #[test]
-#[ignore = "core bug: a failing try_var still writes a leaf when the failed tape has room"]
 fn a_failing_try_var_writes_nothing() {
     let tape = Tape::<f64, 5>::new();
     let (a, b, c) = (tape.var(1.0), tape.var(2.0), tape.var(3.0));

@@ -17,9 +17,7 @@
 
 use arbitrary::Arbitrary;
 use autograd_core::{NodeId, Scalar, Tape, TapeError, TapeView, Var};
-use autograd_fuzz::{
-    id_is_wrong, run_prefix, same, statement_id, step, Program, WORK_AROUND_ID_BUG,
-};
+use autograd_fuzz::{run_prefix, same, statement_id, step, Program};
 use libfuzzer_sys::fuzz_target;
 
 /// Room to spare for any program (see the differential target's `CAP`).
@@ -195,10 +193,7 @@ fn check<S: Scalar, const N: usize>(p: &Program, k: usize) {
             let grads = grads_of(&tape, y, &xs);
             assert_eq!(grads, full.grads, "gradients differ from the reference");
             // The output written as a statement: the same gradients, or no room for it.
-            // (Under the known core bug `recorded` returns a handle whose id names another
-            // statement; its gradients are still the handle's.)
             match y.recorded() {
-                Ok(r) if WORK_AROUND_ID_BUG && id_is_wrong(&r) => {}
                 Ok(r) => {
                     assert!(same(r.value(), y.value()));
                     assert_eq!(

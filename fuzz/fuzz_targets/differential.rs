@@ -24,10 +24,7 @@ use autograd_core::{
     Anomaly, AnomalyKind, BackwardError, Dual, Node, NodeId, Op, Scalar, Tape, TapeError, TapeView,
     Var,
 };
-use autograd_fuzz::{
-    id_is_wrong, may_record, run, same, statement_id, step, Program, Reference, MAX_OPERANDS,
-    WORK_AROUND_ID_BUG,
-};
+use autograd_fuzz::{may_record, run, same, statement_id, step, Program, Reference, MAX_OPERANDS};
 use libfuzzer_sys::fuzz_target;
 
 /// Enough for the longest program: 48 instructions, each writing at most one statement of at
@@ -175,10 +172,7 @@ fn check<S: Scalar>(p: &Program) {
 
     // The output written as a statement of its own: a sweep seeded at its header sends the same
     // partials down as a sweep seeded with the handle's pending pairs.
-    // (Under the known core bug `recorded` returns a handle whose id names another statement.)
-    let skip_recorded = WORK_AROUND_ID_BUG && id_is_wrong(&y);
     match y.recorded() {
-        Ok(_) if skip_recorded => {}
         Err(e) => {
             assert!(y.is_constant(), "recorded failed: {e}");
             assert_eq!(e, TapeError::NotRecorded);

@@ -17,7 +17,10 @@ fuzz_target!(|data: &[u8]| {
     match parse(&source) {
         Err(e) => {
             let chars = source.chars().count();
-            assert!(e.start <= chars && e.end > e.start, "{e:?} in {chars} chars");
+            assert!(
+                e.start <= chars && e.end > e.start,
+                "{e:?} in {chars} chars"
+            );
             let rendered = e.render(&source);
             assert!(rendered.contains('^'));
         }
@@ -27,7 +30,10 @@ fuzz_target!(|data: &[u8]| {
             assert!(f.root() < ops.len());
             for (i, op) in ops.iter().enumerate() {
                 let (args, n) = op.args();
-                assert!(args[..n].iter().all(|&a| a < i), "operand after its user at {i}");
+                assert!(
+                    args[..n].iter().all(|&a| a < i),
+                    "operand after its user at {i}"
+                );
                 if let Op::Input(k) = op {
                     assert!(*k < f.inputs().len());
                 }

@@ -761,33 +761,22 @@ fn step_fn<S: Scalar>(on: bool) -> S {
     }
 }
 
-/// Whether the targets step around the core bug pinned by
-/// `a_pending_handle_with_partial_one_is_not_its_operands_statement` in
-/// `autograd-core/tests/fuzz_regressions.rs`: `Var::id` names the operand's statement for a
-/// pending handle whose one partial is exactly 1 (`x + 1`, `tan(710)`). Set to `false` once the
-/// core is fixed (the targets then check every id again).
-pub const WORK_AROUND_ID_BUG: bool = true;
-
-/// `v.id()`, or `None` where it names a statement that does not hold `v`'s value (the known
-/// core bug above, while [`WORK_AROUND_ID_BUG`] is set).
+/// `v.id()`, checked: an id always names a statement that holds `v`'s value (a pending handle
+/// with one partial of exactly 1, `x + 1` or `tan(710)`, once claimed its operand's statement;
+/// pinned by `a_pending_handle_with_partial_one_is_not_its_operands_statement` in
+/// `autograd-core/tests/fuzz_regressions.rs`).
 pub fn statement_id<S: Scalar>(v: &Var<'_, S>) -> Option<NodeId> {
     let id = v.id()?;
-    if WORK_AROUND_ID_BUG && !id_holds(v, id) {
-        return None;
-    }
-    Some(id)
-}
-
-/// Whether `v.id()` is wrong in the way of the known core bug: it names a statement whose value
-/// is not `v`'s.
-pub fn id_is_wrong<S: Scalar>(v: &Var<'_, S>) -> bool {
-    v.id().is_some_and(|id| !id_holds(v, id))
-}
-
-fn id_holds<S: Scalar>(v: &Var<'_, S>, id: NodeId) -> bool {
     let tape = v.tape().expect("a handle with an id is on a tape");
     let node = tape.node(id).expect("an id names a statement");
-    same(node.value, v.value())
+    assert!(
+        same(node.value, v.value()),
+        "id {} names a statement holding {:?}, the handle holds {:?}",
+        id.index(),
+        node.value,
+        v.value()
+    );
+    Some(id)
 }
 
 /// Same value or both NaN (NaN payloads may legitimately differ).
