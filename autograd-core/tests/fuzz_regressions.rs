@@ -157,3 +157,19 @@ fn a_failing_try_var_writes_nothing() {
     assert_eq!(tape.try_var(4.0).err(), Some(overflow));
     assert_eq!(tape.len(), len, "a failing try_var must not write a leaf");
 }
+
+/// differential: `mul_add` of three `f32::MAX` inputs (inf), then a sum of it with zeros: an
+/// n-ary statement folded into a handle kept the infinite value but dropped the mark that the
+/// folding had written it as a statement, so NaN provenance could not find it.
+#[test]
+fn a_folded_n_ary_result_that_is_not_finite_stays_a_statement() {
+    let tape = Tape::<f32, 64>::new();
+    let m = tape.var(f32::MAX);
+    let y = m.mul_add(m, m); // inf
+    assert_eq!(y.value(), f32::INFINITY);
+    let s = autograd_core::Var::sum(&[y, tape.var(0.0) * 0.0]);
+    assert_eq!(s.value(), f32::INFINITY);
+    assert!(s.id().is_some(), "a non-finite result is a statement");
+    let origin = tape.non_finite_origin(s).expect("the origin is found");
+    assert_eq!(origin.op, autograd_core::Op::MulAdd);
+}

@@ -79,12 +79,9 @@ fn nary<'t, S: Scalar>(op: Op, value: S, terms: &impl Terms<'t, S>) -> Var<'t, S
                 r = r.combine(op, value, S::ONE, x, d);
             }
         });
-        return Var {
-            value,
-            op,
-            node: false,
-            ..r
-        };
+        // (`combine` computed `value` at every step; a result it wrote, non-finite, stays a
+        // statement.)
+        return Var { op, ..r };
     }
     let index = t.push_with(op, value, count, |w: &mut [Slot<S>]| {
         let mut k = 0;
