@@ -19,6 +19,11 @@ use core::ops::{Deref, DerefMut};
 use crate::op::Op;
 use crate::{Scalar, TapeError, Var};
 
+mod gradients;
+mod write;
+
+pub use gradients::Gradients;
+
 /// A header's `link` has its top bit set, the operation in the next 7 bits and the operand count
 /// in the low 24; an operand's `link` is an index, below 2^31.
 const HEADER: u32 = 1 << 31;
@@ -497,138 +502,6 @@ impl<S: Scalar> TapeView<S> {
         }
     }
 
-    /// Records the first failure; later ones keep the first.
-    #[cold]
-    pub(crate) fn fail(&self, e: TapeError) -> u32 {
-        if self.error.get().is_none() {
-            self.error.set(Some(e));
-        }
-        POISON
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn full(&self) -> u32 {
-        let capacity = self.capacity();
-        self.fail(TapeError::CapacityExceeded { capacity })
-    }
-
-    /// Appends a leaf and returns its index, or `POISON` (and records why) if it cannot.
-    #[inline]
-    pub(crate) fn push_leaf(&self, value: S) -> u32 {
-        let Ok(mut slots) = self.slots.try_borrow_mut() else {
-            return self.fail(TapeError::Busy);
-        };
-        let len = self.len.get();
-        match slots.get_mut(len as usize) {
-            Some(s) => {
-                *s = Slot::header(value, Op::Leaf, 0);
-                self.len.set(len + 1);
-                len
-            }
-            None => {
-                drop(slots);
-                self.full()
-            }
-        }
-    }
-
-    /// Appends a statement with the first `n <= 4` of `operands` and returns the index of its
-    /// header, or `POISON` if it cannot. Writes a fixed five slots when they fit (one capacity
-    /// test, no loop), so the common case has no data-dependent branch.
-    #[inline]
-    pub(crate) fn push4(&self, op: Op, value: S, operands: [(u32, S); 4], n: usize) -> u32 {
-        let Ok(mut slots) = self.slots.try_borrow_mut() else {
-            return self.fail(TapeError::Busy);
-        };
-        let len = self.len.get() as usize;
-        let n = n.min(4);
-        if let Some(w) = slots.get_mut(len..len + 5) {
-            for k in 0..4 {
-                w[k] = Slot::operand(operands[k].0, operands[k].1);
-            }
-            w[n] = Slot::header(value, op, n);
-        } else if let Some(w) = slots.get_mut(len..len + n + 1) {
-            for k in 0..n {
-                w[k] = Slot::operand(operands[k].0, operands[k].1);
-            }
-            w[n] = Slot::header(value, op, n);
-        } else {
-            drop(slots);
-            return self.full();
-        }
-        self.len.set((len + n + 1) as u32);
-        (len + n) as u32
-    }
-
-    /// Appends a statement with `nx` operands from `x` followed by `ny` from `y` (each at most
-    /// 2): the merge of two handles' pending pairs. Writes a fixed five slots when they fit.
-    #[inline(always)]
-    pub(crate) fn push_merge(
-        &self,
-        op: Op,
-        value: S,
-        x: [(u32, S); 2],
-        nx: usize,
-        y: [(u32, S); 2],
-        ny: usize,
-    ) -> u32 {
-        let Ok(mut slots) = self.slots.try_borrow_mut() else {
-            return self.fail(TapeError::Busy);
-        };
-        let len = self.len.get() as usize;
-        let (nx, ny) = (nx & 3, ny & 3);
-        let n = (nx + ny).min(4);
-        match slots.get_mut(len..len + 5) {
-            Some(w) if nx <= 2 && ny <= 2 => {
-                w[0] = Slot::operand(x[0].0, x[0].1);
-                w[1] = Slot::operand(x[1].0, x[1].1);
-                w[nx] = Slot::operand(y[0].0, y[0].1);
-                w[nx + 1] = Slot::operand(y[1].0, y[1].1);
-                w[n] = Slot::header(value, op, n);
-            }
-            _ => {
-                drop(slots);
-                let z = (0, S::ZERO);
-                let mut operands = [x[0], x[1], z, z];
-                operands[nx.min(2)] = y[0];
-                operands[(nx + 1).min(3)] = y[1];
-                return self.push4(op, value, operands, n);
-            }
-        }
-        self.len.set((len + n + 1) as u32);
-        (len + n) as u32
-    }
-
-    /// Appends a statement of at most `count` operands, written by `fill` into the slice it is
-    /// given (it returns how many it wrote); returns the header's index or `POISON`.
-    #[inline]
-    pub(crate) fn push_with(
-        &self,
-        op: Op,
-        value: S,
-        count: usize,
-        fill: impl FnOnce(&mut [Slot<S>]) -> usize,
-    ) -> u32 {
-        if count > MAX_OPERANDS {
-            return self.fail(TapeError::CapacityExceeded {
-                capacity: self.capacity(),
-            });
-        }
-        let Ok(mut slots) = self.slots.try_borrow_mut() else {
-            return self.fail(TapeError::Busy);
-        };
-        let len = self.len.get() as usize;
-        let Some(w) = slots.get_mut(len..len + count + 1) else {
-            drop(slots);
-            return self.full();
-        };
-        let k = fill(&mut w[..count]).min(count);
-        w[k] = Slot::header(value, op, k);
-        self.len.set((len + k + 1) as u32);
-        (len + k) as u32
-    }
-
     /// The seed of the last sweep (see the field).
     pub(crate) fn last_seed(&self) -> [(u32, S); 2] {
         self.seed.get()
@@ -638,60 +511,6 @@ impl<S: Scalar> TapeView<S> {
     pub(crate) fn with_slots<R>(&self, f: impl FnOnce(&[Slot<S>]) -> R) -> Result<R, TapeError> {
         let slots = self.slots.try_borrow().map_err(|_| TapeError::Busy)?;
         Ok(f(&slots[..self.len()]))
-    }
-}
-
-/// The gradients left by a backward sweep: `grads.wrt(x)` is `dy/dx`.
-///
-/// A view of the tape's adjoints, valid until the next backward sweep on the same tape replaces
-/// them. It holds no borrow, so recording may continue while it is alive.
-#[derive(Clone, Copy)]
-pub struct Gradients<'t, S: Scalar> {
-    tape: &'t TapeView<S>,
-}
-
-impl<'t, S: Scalar> Gradients<'t, S> {
-    /// `dy/dx`: 0 for constants and for statements `y` does not depend on.
-    #[inline]
-    pub fn wrt(&self, x: Var<'_, S>) -> S {
-        self.tape.grad(x)
-    }
-
-    /// `dy/dv` for the statement `id`, or `None` if it does not exist.
-    pub fn get(&self, id: NodeId) -> Option<S> {
-        self.tape.node(id).ok().map(|n| n.grad)
-    }
-
-    /// Writes `dy/dx[i]` into `out[i]` for every `x[i]`.
-    ///
-    /// # Errors
-    /// [`TapeError::LengthMismatch`] if the slices differ in length.
-    pub fn write_to(&self, xs: &[Var<'_, S>], out: &mut [S]) -> Result<(), TapeError> {
-        if xs.len() != out.len() {
-            return Err(TapeError::LengthMismatch {
-                left: xs.len(),
-                right: out.len(),
-            });
-        }
-        let slots = self.tape.slots.try_borrow().map_err(|_| TapeError::Busy)?;
-        let slots = &slots[..self.tape.len()];
-        for (x, o) in xs.iter().zip(out.iter_mut()) {
-            *o = match x.id() {
-                Some(id) if x.tape().is_some_and(|t| core::ptr::eq(t, self.tape)) => {
-                    slots.get(id.index()).map_or(S::ZERO, |s| s.adj)
-                }
-                _ => S::ZERO,
-            };
-        }
-        Ok(())
-    }
-}
-
-impl<S: Scalar> fmt::Debug for Gradients<'_, S> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Gradients")
-            .field("tape", &self.tape)
-            .finish()
     }
 }
 

@@ -1,0 +1,231 @@
+//! `Var`'s operators (each pair of operand kinds forwards to one rule; a macro writes the
+//! scalar-operand and assigning forms) and its `Number` impl.
+
+use core::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Sub, SubAssign};
+
+use crate::op::Op;
+use crate::{Number, Scalar};
+
+use super::Var;
+
+impl<'t, S: Scalar> Add for Var<'t, S> {
+    type Output = Self;
+    #[inline(always)]
+    fn add(self, rhs: Self) -> Self {
+        if rhs.tape.is_none() {
+            return self.shift(rhs.value);
+        }
+        if self.tape.is_none() {
+            return rhs.shift(self.value);
+        }
+        self.binary(Op::Add, rhs)
+    }
+}
+
+impl<'t, S: Scalar> Sub for Var<'t, S> {
+    type Output = Self;
+    #[inline(always)]
+    fn sub(self, rhs: Self) -> Self {
+        if rhs.tape.is_none() {
+            return self.shift(-rhs.value);
+        }
+        if self.tape.is_none() {
+            return rhs.negate().shift(self.value);
+        }
+        self.binary(Op::Sub, rhs)
+    }
+}
+
+impl<'t, S: Scalar> Mul for Var<'t, S> {
+    type Output = Self;
+    #[inline(always)]
+    fn mul(self, rhs: Self) -> Self {
+        if rhs.tape.is_none() {
+            return self.scale(rhs.value);
+        }
+        if self.tape.is_none() {
+            return rhs.scale(self.value);
+        }
+        self.binary(Op::Mul, rhs)
+    }
+}
+
+impl<'t, S: Scalar> Div for Var<'t, S> {
+    type Output = Self;
+    #[inline(always)]
+    fn div(self, rhs: Self) -> Self {
+        if rhs.tape.is_none() {
+            // x / c: the value divides (exactly as plain arithmetic rounds), the partial is 1/c.
+            return self.chain(Op::Scale, self.value / rhs.value, S::ONE / rhs.value);
+        }
+        self.binary(Op::Div, rhs)
+    }
+}
+
+impl<'t, S: Scalar> Neg for Var<'t, S> {
+    type Output = Self;
+    #[inline(always)]
+    fn neg(self) -> Self {
+        self.negate()
+    }
+}
+
+/// `Var op S`, `S op Var` (for `f32` and `f64`) and the assigning forms, all forwarding to the
+/// `Var op Var` rules above.
+macro_rules! scalar_operand_ops {
+    ($($Trait:ident $method:ident $Assign:ident $assign:ident),*) => {$(
+        impl<'t, S: Scalar> $Trait<S> for Var<'t, S> {
+            type Output = Self;
+            #[inline(always)]
+            fn $method(self, rhs: S) -> Self {
+                $Trait::$method(self, Var::constant(rhs))
+            }
+        }
+        impl<'t> $Trait<Var<'t, f64>> for f64 {
+            type Output = Var<'t, f64>;
+            #[inline(always)]
+            fn $method(self, rhs: Var<'t, f64>) -> Var<'t, f64> {
+                $Trait::$method(Var::constant(self), rhs)
+            }
+        }
+        impl<'t> $Trait<Var<'t, f32>> for f32 {
+            type Output = Var<'t, f32>;
+            #[inline(always)]
+            fn $method(self, rhs: Var<'t, f32>) -> Var<'t, f32> {
+                $Trait::$method(Var::constant(self), rhs)
+            }
+        }
+        impl<'t, S: Scalar> $Assign for Var<'t, S> {
+            #[inline(always)]
+            fn $assign(&mut self, rhs: Self) {
+                *self = $Trait::$method(*self, rhs);
+            }
+        }
+        impl<'t, S: Scalar> $Assign<S> for Var<'t, S> {
+            #[inline(always)]
+            fn $assign(&mut self, rhs: S) {
+                *self = $Trait::$method(*self, Var::constant(rhs));
+            }
+        }
+    )*};
+}
+
+scalar_operand_ops!(
+    Add add AddAssign add_assign,
+    Sub sub SubAssign sub_assign,
+    Mul mul MulAssign mul_assign,
+    Div div DivAssign div_assign
+);
+
+impl<'t, S: Scalar> Number for Var<'t, S> {
+    #[inline(always)]
+    fn from_f64(c: f64) -> Self {
+        Var::constant(S::from_f64(c))
+    }
+    #[inline(always)]
+    fn to_f64(&self) -> f64 {
+        self.value.to_f64()
+    }
+    #[inline(always)]
+    fn exp(self) -> Self {
+        Var::exp(self)
+    }
+    #[inline(always)]
+    fn ln(self) -> Self {
+        Var::ln(self)
+    }
+    #[inline(always)]
+    fn sqrt(self) -> Self {
+        Var::sqrt(self)
+    }
+    #[inline(always)]
+    fn sin(self) -> Self {
+        Var::sin(self)
+    }
+    #[inline(always)]
+    fn cos(self) -> Self {
+        Var::cos(self)
+    }
+    #[inline(always)]
+    fn tan(self) -> Self {
+        Var::tan(self)
+    }
+    #[inline(always)]
+    fn tanh(self) -> Self {
+        Var::tanh(self)
+    }
+    #[inline(always)]
+    fn sigmoid(self) -> Self {
+        Var::sigmoid(self)
+    }
+    #[inline(always)]
+    fn relu(self) -> Self {
+        Var::relu(self)
+    }
+    #[inline(always)]
+    fn leaky_relu(self, slope: f64) -> Self {
+        Var::leaky_relu(self, S::from_f64(slope))
+    }
+    #[inline(always)]
+    fn abs(self) -> Self {
+        Var::abs(self)
+    }
+    #[inline(always)]
+    fn softplus(self) -> Self {
+        Var::softplus(self)
+    }
+    #[inline(always)]
+    fn powi(self, n: i32) -> Self {
+        Var::powi(self, n)
+    }
+    #[inline(always)]
+    fn powf(self, c: f64) -> Self {
+        Var::powf(self, S::from_f64(c))
+    }
+    #[inline(always)]
+    fn pow(self, y: Self) -> Self {
+        Var::pow(self, y)
+    }
+    #[inline(always)]
+    fn max(self, other: Self) -> Self {
+        Var::max(self, other)
+    }
+    #[inline(always)]
+    fn min(self, other: Self) -> Self {
+        Var::min(self, other)
+    }
+    #[inline(always)]
+    fn square(self) -> Self {
+        Var::square(self)
+    }
+    #[inline(always)]
+    fn mul_f64(self, c: f64) -> Self {
+        Var::scale(self, S::from_f64(c))
+    }
+    #[inline(always)]
+    fn add_f64(self, c: f64) -> Self {
+        Var::shift(self, S::from_f64(c))
+    }
+    #[inline(always)]
+    fn rsub_f64(self, c: f64) -> Self {
+        self.negate().shift(S::from_f64(c))
+    }
+    #[inline(always)]
+    fn mul_add(self, a: Self, b: Self) -> Self {
+        Var::mul_add(self, a, b)
+    }
+    #[inline]
+    fn sum(xs: &[Self]) -> Self {
+        Var::sum(xs)
+    }
+    #[inline]
+    fn dot(a: &[Self], b: &[Self]) -> Self {
+        let n = a.len().min(b.len());
+        Var::dot(&a[..n], &b[..n]).unwrap_or(Var::constant(S::ZERO))
+    }
+    #[inline]
+    fn affine(w: &[Self], x: &[Self], b: Self) -> Self {
+        let n = w.len().min(x.len());
+        Var::affine(&w[..n], &x[..n], b).unwrap_or(Var::constant(S::ZERO))
+    }
+}
