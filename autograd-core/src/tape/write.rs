@@ -138,4 +138,12 @@ impl<S: Scalar> TapeView<S> {
         self.len.set((len + k + 1) as u32);
         (len + k) as u32
     }
+
+    /// Takes back everything written after slot `len` (a statement written optimistically and
+    /// not needed). Nothing refers to those slots yet.
+    pub(crate) fn take_back(&self, len: usize) {
+        if len < self.len() {
+            self.len.set(len as u32);
+        }
+    }
 }

@@ -7,7 +7,7 @@
 //! microcontroller those did not optimise away): once to count and check the tape, once to write.
 
 use crate::op::Op;
-use crate::tape::{Slot, TapeView};
+use crate::tape::{Slot, TapeView, MAX_OPERANDS, POISON};
 use crate::{Scalar, TapeError};
 
 use super::{foreign, Var};
@@ -16,6 +16,10 @@ use super::{foreign, Var};
 trait Terms<'t, S: Scalar> {
     /// Calls `f(handle, partial)` for every term, in order.
     fn each(&self, f: impl FnMut(Var<'t, S>, S));
+    /// The most operands the statement can have (two pending pairs per term).
+    fn bound(&self) -> usize;
+    /// The tape of the first term that has one.
+    fn first_tape(&self) -> Option<&'t TapeView<S>>;
 }
 
 struct Sum<'a, 't, S: Scalar>(&'a [Var<'t, S>]);
@@ -29,6 +33,12 @@ impl<'t, S: Scalar> Terms<'t, S> for Sum<'_, 't, S> {
             f(*x, S::ONE);
         }
     }
+    fn bound(&self) -> usize {
+        2 * self.0.len()
+    }
+    fn first_tape(&self) -> Option<&'t TapeView<S>> {
+        self.0.iter().find_map(|x| x.tape)
+    }
 }
 
 impl<'t, S: Scalar> Terms<'t, S> for Dot<'_, 't, S> {
@@ -39,6 +49,12 @@ impl<'t, S: Scalar> Terms<'t, S> for Dot<'_, 't, S> {
             f(*y, x.value);
         }
     }
+    fn bound(&self) -> usize {
+        4 * self.0.len().min(self.1.len())
+    }
+    fn first_tape(&self) -> Option<&'t TapeView<S>> {
+        self.0.iter().chain(self.1).find_map(|x| x.tape)
+    }
 }
 
 impl<'t, S: Scalar> Terms<'t, S> for Affine<'_, 't, S> {
@@ -47,11 +63,55 @@ impl<'t, S: Scalar> Terms<'t, S> for Affine<'_, 't, S> {
         Dot(self.0, self.1).each(&mut f);
         f(self.2, S::ONE);
     }
+    fn bound(&self) -> usize {
+        Dot(self.0, self.1).bound() + 2
+    }
+    fn first_tape(&self) -> Option<&'t TapeView<S>> {
+        Dot(self.0, self.1).first_tape().or(self.2.tape)
+    }
 }
 
 /// One statement `value = sum_k d_k x_k` over the terms' pending pairs (see the module docs).
 #[inline]
 fn nary<'t, S: Scalar>(op: Op, value: S, terms: &impl Terms<'t, S>) -> Var<'t, S> {
+    // One pass when the tape has room for the most operands the terms can have: the statement is
+    // written while the terms are checked (a neuron's product visits each term once). If it
+    // turns out to need at most two operands, or a term is on another tape, it is taken back and
+    // the exact path below decides.
+    if let Some(t) = terms.first_tape() {
+        let bound = terms.bound();
+        let before = t.len();
+        if bound > 2 && bound <= MAX_OPERANDS && before + bound < t.capacity() {
+            let mut other = None;
+            let mut written = 0;
+            let index = t.push_with(op, value, bound, |w: &mut [Slot<S>]| {
+                let mut k = 0;
+                terms.each(|x, d| {
+                    if let Some(b) = x.tape.filter(|b| !core::ptr::eq(*b, t)) {
+                        other = Some(b);
+                    }
+                    if d.is_zero() {
+                        return;
+                    }
+                    for j in 0..x.n as usize {
+                        if let Some(slot) = w.get_mut(k) {
+                            *slot = Slot::operand(x.index[j], x.partial[j] * d);
+                            k += 1;
+                        }
+                    }
+                });
+                written = k;
+                k
+            });
+            if other.is_none() && written > 2 && index != POISON {
+                return Var {
+                    op,
+                    ..Var::node(t, index, value)
+                };
+            }
+            t.take_back(before);
+        }
+    }
     let mut tape: Option<&'t TapeView<S>> = None;
     let mut foreign_pair = None;
     let mut count = 0;
