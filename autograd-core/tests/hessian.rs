@@ -279,3 +279,50 @@ fn ties_of_max_and_min_keep_the_half_split_in_both_second_order_modes() {
     check(&MaxOf2);
     check(&MinOf2);
 }
+
+/// `k(x0, x2) * x1` for a kinked `k`, evaluated at its kink.
+struct KinkTimesY(&'static str);
+impl Function for KinkTimesY {
+    fn eval<T: Number>(&self, x: &[T]) -> T {
+        let k = match self.0 {
+            "relu" => x[0].relu(),
+            "leaky_relu" => x[0].leaky_relu(0.25),
+            "abs" => x[0].abs(),
+            "max" => x[0].max(x[2]),
+            _ => x[0].min(x[2]),
+        };
+        k * x[1]
+    }
+}
+
+/// At a kink, the mixed second derivative `d/dx1 d/dx0 (k(x0, x2) x1)` is the kink's first-order
+/// convention `k'` (relu'(0) = abs'(0) = 0, leaky_relu'(0) = slope, max/min ties 0.5 per argument),
+/// in both second-order modes and in both orders (the Hessian is symmetric). Forward over reverse
+/// records `k` with dual values, so its recorded value's tangent must follow the convention too.
+#[test]
+fn mixed_second_derivatives_at_kinks_follow_the_first_order_conventions() {
+    for (name, slope) in [
+        ("relu", 0.0),
+        ("leaky_relu", 0.25),
+        ("abs", 0.0),
+        ("max", 0.5),
+        ("min", 0.5),
+    ] {
+        let f = KinkTimesY(name);
+        let x = [0.0, 1.5, 0.0];
+        // Entries (0, 1) and (1, 0); for max/min also (2, 1) and (1, 2) (x2 is the other argument).
+        let other = if matches!(name, "max" | "min") {
+            slope
+        } else {
+            0.0
+        };
+        let expected = [0.0, slope, 0.0, slope, 0.0, other, 0.0, other, 0.0];
+        let (mut g, mut h) = ([0.0; 3], [9.0; 9]);
+        hessian_forward(&f, &x, &mut g, &mut h).unwrap();
+        assert_eq!(h, expected, "{name}: forward over forward");
+        let mut tape = Tape::<Dual<f64>, 16>::new();
+        let (mut g, mut h) = ([0.0; 3], [9.0; 9]);
+        hessian(&f, &mut tape, &x, &mut g, &mut h).unwrap();
+        assert_eq!(h, expected, "{name}: forward over reverse");
+    }
+}
