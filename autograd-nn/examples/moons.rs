@@ -158,8 +158,7 @@ pub fn train(seed: u64, verbose: bool, small_tape: bool) -> Result<MoonsRun, NnE
             stats.samples
         );
         println!(
-            "time per training step: {:.3} ms ({} backward sweep(s), {} nodes per sample; \
-             micrograd in Python: about 2.9 s)",
+            "time per training step: {:.3} ms ({} backward sweep(s), {} slots per sample)",
             seconds_per_step * 1e3,
             trainer.sweeps(),
             trainer.slots_per_sample()
