@@ -146,10 +146,7 @@ impl<'t, S: Scalar> Var<'t, S> {
             Some(t) => {
                 let pairs = self.pair_array();
                 let index = t.push4(self.op, self.value, pairs, self.n as usize);
-                Var {
-                    op: self.op,
-                    ..Var::node(t, index, self.value)
-                }
+                Var::labelled(t, index, self.value, self.op)
             }
             None => self,
         }
@@ -179,25 +176,42 @@ impl<'t, S: Scalar> Var<'t, S> {
         let d = crate::fault::corrupt(op, self.value, (d, S::ZERO)).0;
         let partial = times(self.partial, self.n, d, op, false);
         let r = Var {
-            value,
             partial,
             // A zero derivative cuts the dependence (relu below 0, a saturated tanh): the result
             // is a value on the tape that depends on nothing, as a zero adjoint would be skipped.
             n: if d.is_zero() { 0 } else { self.n },
+            ..self
+        };
+        r.settled(self.tape, op, value)
+    }
+
+    /// The result of operation `op`: these partials with the new value and label, or, where the
+    /// value or a partial is not finite, written at once as a statement of its own, so NaN
+    /// provenance names the operation.
+    #[inline(always)]
+    fn settled(self, tape: Option<&'t TapeView<S>>, op: Op, value: S) -> Self {
+        if let Some(t) = tape {
+            if !all_finite(value, self.partial) {
+                let index = non_finite(t, op, value, self.index, self.partial, self.n);
+                return Var::labelled(t, index, value, op);
+            }
+        }
+        Var {
+            tape,
+            value,
             op,
             node: false,
             ..self
-        };
-        if let Some(t) = self.tape {
-            if !all_finite(value, partial) {
-                let written = non_finite(t, op, value, r.index, partial, r.n);
-                return Var {
-                    op,
-                    ..Var::node(t, written, value)
-                };
-            }
         }
-        r
+    }
+
+    /// A handle to statement `index`, labelled `op`.
+    #[inline(always)]
+    pub(crate) fn labelled(t: &'t TapeView<S>, index: u32, value: S, op: Op) -> Self {
+        Var {
+            op,
+            ..Var::node(t, index, value)
+        }
     }
 
     /// The result of a two-input operation: `dx`, `dy` are its partials with respect to `self`
@@ -230,23 +244,7 @@ impl<'t, S: Scalar> Var<'t, S> {
             // function they made it compile several times slower.
             _ => return self.merge(op, value, [a0, a1], y, [b0, b1]),
         };
-        let r = Var {
-            tape,
-            value,
-            op,
-            node: false,
-            ..r
-        };
-        if let Some(t) = tape {
-            if !all_finite(value, r.partial) {
-                let written = non_finite(t, op, value, r.index, r.partial, r.n);
-                return Var {
-                    op,
-                    ..Var::node(t, written, value)
-                };
-            }
-        }
-        r
+        r.settled(tape, op, value)
     }
 
     /// [`combine`](Self::combine) for two handles of which one holds two pairs: merged if they
@@ -276,29 +274,10 @@ impl<'t, S: Scalar> Var<'t, S> {
                     [(j[0], b0), (j[1], b1)],
                     ny as usize,
                 );
-                return Var {
-                    op,
-                    ..Var::node(t, index, value)
-                };
+                return Var::labelled(t, index, value, op);
             }
         };
-        let r = Var {
-            tape,
-            value,
-            op,
-            node: false,
-            ..r
-        };
-        if let Some(t) = tape {
-            if !all_finite(value, r.partial) {
-                let written = non_finite(t, op, value, r.index, r.partial, r.n);
-                return Var {
-                    op,
-                    ..Var::node(t, written, value)
-                };
-            }
-        }
-        r
+        r.settled(tape, op, value)
     }
 
     #[inline(always)]

@@ -104,10 +104,7 @@ fn nary<'t, S: Scalar>(op: Op, value: S, terms: &impl Terms<'t, S>) -> Var<'t, S
                 k
             });
             if other.is_none() && written > 2 && index != POISON {
-                return Var {
-                    op,
-                    ..Var::node(t, index, value)
-                };
+                return Var::labelled(t, index, value, op);
             }
             t.take_back(before);
         }
@@ -158,10 +155,7 @@ fn nary<'t, S: Scalar>(op: Op, value: S, terms: &impl Terms<'t, S>) -> Var<'t, S
         });
         k
     });
-    Var {
-        op,
-        ..Var::node(t, index, value)
-    }
+    Var::labelled(t, index, value, op)
 }
 
 impl<'t, S: Scalar> Var<'t, S> {
