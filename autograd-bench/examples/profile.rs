@@ -1,0 +1,55 @@
+//! A loop to count instructions with callgrind, reproducing PERFORMANCE.md's "where the time
+//! goes" figures:
+//!
+//! ```text
+//! cargo build --release -p autograd-bench --example profile
+//! valgrind --tool=callgrind target/release/examples/profile rosenbrock 1000 10
+//! valgrind --tool=callgrind target/release/examples/profile moons 3
+//! ```
+//!
+//! `rosenbrock N REPS`: REPS reverse gradients of Rosenbrock in N inputs (divide the recording
+//! and sweep counts by `REPS * (N - 1)` for instructions per term). `moons REPS`: REPS gradients
+//! of micrograd's moons loss on the tape.
+
+use autograd_bench::functions::{point, Function};
+use autograd_bench::modes::reverse_gradient;
+use autograd_bench::moons::{data, init_params, tape_loss_gradient, PARAMS};
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let number = |i: usize, default: usize| {
+        args.get(i)
+            .map(|s| s.parse().unwrap_or(default))
+            .unwrap_or(default)
+    };
+    let mut tape = autograd_bench::tape_f64();
+    match args.first().map(String::as_str) {
+        Some("moons") => {
+            let (d, p) = (data(), init_params(1));
+            let mut g = vec![0.0; PARAMS];
+            for _ in 0..number(1, 3) {
+                if let Err(e) = tape_loss_gradient(&mut tape, &p, &d, &mut g) {
+                    eprintln!("error: {e}");
+                    std::process::exit(2);
+                }
+            }
+            println!("moons: {} slots, dloss/dp0 = {}", tape.len(), g[0]);
+        }
+        Some("rosenbrock") => {
+            let (n, reps) = (number(1, 1000), number(2, 10));
+            let x = point(n);
+            let mut g = vec![0.0; n];
+            for _ in 0..reps {
+                if let Err(e) = reverse_gradient(&mut tape, Function::Rosenbrock, &x, &mut g) {
+                    eprintln!("error: {e}");
+                    std::process::exit(2);
+                }
+            }
+            println!("rosenbrock n = {n}: {} slots, g0 = {}", tape.len(), g[0]);
+        }
+        _ => {
+            eprintln!("usage: profile rosenbrock N REPS | profile moons REPS");
+            std::process::exit(2);
+        }
+    }
+}
