@@ -18,8 +18,11 @@ use core::fmt;
 /// let w = x * y * z;
 /// assert_eq!(w.value(), 6.0); // values stay right
 /// let err = tape.backward(w).unwrap_err();
-/// assert_eq!(err, TapeError::CapacityExceeded { capacity: 2 });
-/// assert_eq!(err.to_string(), "tape capacity of 2 slots exceeded; build a larger `Tape` or rewind it");
+/// assert_eq!(err, TapeError::CapacityExceeded { capacity: 2, needed: 3 });
+/// assert_eq!(
+///     err.to_string(),
+///     "tape capacity of 2 slots exceeded: needed at least 3; build a larger `Tape` or rewind it"
+/// );
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -28,9 +31,20 @@ pub enum TapeError {
     CapacityExceeded {
         /// The tape's capacity in slots.
         capacity: usize,
+        /// The slots this recording asked for: those in use plus every write that did not fit
+        /// since the tape was created or rewound. Results that depend on a failed write are not
+        /// recorded and mostly write nothing, so a recording that fits may need more: take it
+        /// as the size to try next, not as an exact figure.
+        needed: usize,
     },
     /// A `Var` recorded on one tape was combined with, or looked up on, another tape.
     ForeignVar,
+    /// A [`NodeId`](crate::NodeId) or [`Mark`](crate::Mark) taken from one tape was given to
+    /// another.
+    ForeignId,
+    /// [`Gradients`](crate::Gradients) were read after a later backward sweep on the same tape
+    /// replaced them.
+    StaleGradients,
     /// The value has no statement on this tape: a constant, or a result whose recording failed.
     NotRecorded,
     /// [`TapeView::set_value`](crate::TapeView::set_value) on a statement that is not a leaf.
@@ -60,11 +74,19 @@ pub enum TapeError {
 impl fmt::Display for TapeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
-            TapeError::CapacityExceeded { capacity } => write!(
+            TapeError::CapacityExceeded { capacity, needed } => write!(
                 f,
-                "tape capacity of {capacity} slots exceeded; build a larger `Tape` or rewind it"
+                "tape capacity of {capacity} slots exceeded: needed at least {needed}; build a \
+                 larger `Tape` or rewind it"
             ),
             TapeError::ForeignVar => f.write_str("a value recorded on another tape was used"),
+            TapeError::ForeignId => {
+                f.write_str("a `NodeId` or `Mark` from another tape was used on this tape")
+            }
+            TapeError::StaleGradients => f.write_str(
+                "these `Gradients` were replaced by a later backward sweep on the same tape; read \
+                 them before sweeping again",
+            ),
             TapeError::NotRecorded => {
                 f.write_str("the value is not recorded on the tape (a constant or a failed result)")
             }

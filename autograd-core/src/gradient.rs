@@ -738,7 +738,10 @@ mod tests {
         let err = gradient_reverse(&Sum, &mut tape, &x[..300], &mut g[..300]).unwrap_err();
         assert_eq!(
             err,
-            DiffError::Tape(TapeError::CapacityExceeded { capacity: 8 })
+            DiffError::Tape(TapeError::CapacityExceeded {
+                capacity: 8,
+                needed: 308
+            })
         );
         assert!(tape.is_empty() && tape.check().is_ok());
     }

@@ -46,15 +46,16 @@ pub fn softplus<S: Scalar>(x: S) -> S {
     }
 }
 
-/// Rectified linear unit `max(x, 0)`; derivative 0 at `x = 0`.
+/// Rectified linear unit `max(x, 0)`; derivative 0 at `x = 0`. As PyTorch: `relu(x)` is `+0.0`
+/// for every `x <= 0` (so `1 / relu(-2)` is `+inf`, not `-inf`), also for `-inf`; NaN stays NaN.
 #[inline]
 pub fn relu<S: Scalar>(x: S) -> S {
     if x > S::ZERO {
         x
+    } else if x <= S::ZERO {
+        S::ZERO
     } else {
-        // `x * 0` rather than a literal 0 so a dual number keeps a zero derivative part and a NaN
-        // input stays NaN.
-        x * S::ZERO
+        x // NaN
     }
 }
 

@@ -103,39 +103,96 @@ pub struct Node<S> {
     pub operands: usize,
 }
 
-/// Position on a tape, returned by [`TapeView::mark`] and accepted by [`TapeView::rewind`].
+/// Position on a tape, returned by [`TapeView::mark`] and accepted by [`TapeView::rewind`] and
+/// [`TapeView::backward_above`]. It remembers its tape: another tape refuses it
+/// ([`TapeError::ForeignId`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Mark(u32);
+pub struct Mark {
+    len: u32,
+    tag: u32,
+}
 
 impl Mark {
     /// The mark just before slot `id`.
     pub(crate) fn before(id: NodeId) -> Self {
-        Mark(id.0)
+        Mark {
+            len: id.index,
+            tag: id.tag,
+        }
     }
     /// Number of slots before the mark.
     pub fn len(self) -> usize {
-        self.0 as usize
+        self.len as usize
     }
     /// `true` for the mark of an empty tape.
     pub fn is_empty(self) -> bool {
-        self.0 == 0
+        self.len == 0
     }
 }
 
 /// Index of a statement (a leaf or a recorded result), stable until the tape is rewound below
-/// it. Obtain one from [`Var::id`] and get a fresh handle back with [`TapeView::get`].
+/// it. Obtain one from [`Var::id`] and get a fresh handle back with [`TapeView::get`]. It
+/// remembers its tape: another tape refuses it ([`TapeError::ForeignId`]).
+///
+/// ```
+/// use autograd_core::{Tape, TapeError};
+/// let (a, b) = (Tape::<f64, 8>::new(), Tape::<f64, 8>::new());
+/// let x = a.var(1.0);
+/// let _ = b.var(2.0);
+/// let id = x.id().unwrap();
+/// assert_eq!(a.get(id)?.value(), 1.0);
+/// assert_eq!(b.get(id).unwrap_err(), TapeError::ForeignId);
+/// # Ok::<(), TapeError>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct NodeId(pub(crate) u32);
+pub struct NodeId {
+    index: u32,
+    /// The tape's tag, or 0 for an id made from a bare index (accepted by every tape).
+    tag: u32,
+}
 
 impl NodeId {
-    /// The id of the statement whose header is slot `index` (checked when used: an index that is
-    /// not a header is reported as [`TapeError::UnknownNode`]).
+    /// The id of the statement whose header is slot `index` on whichever tape it is used with
+    /// (checked when used: an index that is not a header is reported as
+    /// [`TapeError::UnknownNode`]). Prefer [`Var::id`], which also remembers the tape.
     pub fn from_index(index: usize) -> Self {
-        NodeId(u32::try_from(index).unwrap_or(POISON - 1))
+        NodeId {
+            index: u32::try_from(index).unwrap_or(POISON - 1),
+            tag: 0,
+        }
+    }
+    /// An id of `tape` (its tag taken now).
+    pub(crate) fn on<S: Scalar>(tape: &TapeView<S>, index: u32) -> Self {
+        NodeId {
+            index,
+            tag: tape.tag(),
+        }
     }
     /// The header's position on the tape.
     pub fn index(self) -> usize {
-        self.0 as usize
+        self.index as usize
+    }
+}
+
+/// The next tape tag (never 0). Tags tell tapes apart for [`NodeId`] and [`Mark`]; a tape takes
+/// one the first time it hands out either. Where the target has no atomic read-modify-write
+/// (Cortex-M0), a load and a store: two tapes tagged at the same instant from an interrupt and
+/// the main loop could share a tag, which only weakens the foreign-id check.
+fn next_tag() -> u32 {
+    use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
+    static NEXT: AtomicU32 = AtomicU32::new(1);
+    #[cfg(target_has_atomic = "32")]
+    let tag = NEXT.fetch_add(1, Relaxed);
+    #[cfg(not(target_has_atomic = "32"))]
+    let tag = {
+        let t = NEXT.load(Relaxed);
+        NEXT.store(t.wrapping_add(1), Relaxed);
+        t
+    };
+    if tag == 0 {
+        next_tag()
+    } else {
+        tag
     }
 }
 
@@ -179,6 +236,14 @@ pub struct TapeView<S: Scalar, B: ?Sized = [Slot<S>]> {
     /// The `(index, partial)` pairs the last sweep was seeded with (unused ones `POISON`): the
     /// anomaly scan adds them first when it replays a gradient's sum.
     seed: Cell<[(u32, S); 2]>,
+    /// Slots asked for that did not fit, since creation or the last rewind (for the error's
+    /// `needed`).
+    overflow: Cell<u32>,
+    /// Backward sweeps so far: a [`Gradients`] remembers its sweep and refuses to read after a
+    /// later one.
+    sweeps: Cell<u32>,
+    /// This tape's tag for [`NodeId`] and [`Mark`] (0 until first needed).
+    tag: Cell<u32>,
     scalar: PhantomData<S>,
     slots: RefCell<B>,
 }
@@ -196,6 +261,9 @@ impl<S: Scalar, const N: usize> Tape<S, N> {
                 len: Cell::new(0),
                 dirty: Cell::new((0, 0)),
                 seed: Cell::new([(POISON, S::ZERO); 2]),
+                overflow: Cell::new(0),
+                sweeps: Cell::new(0),
+                tag: Cell::new(0),
                 scalar: PhantomData,
                 slots: RefCell::new([Slot::EMPTY; N]),
             },
@@ -277,35 +345,74 @@ impl<S: Scalar> TapeView<S> {
     pub fn check(&self) -> Result<(), TapeError> {
         match self.error.get() {
             None => Ok(()),
+            Some(TapeError::CapacityExceeded { capacity, .. }) => {
+                Err(TapeError::CapacityExceeded {
+                    capacity,
+                    needed: self.len() + self.overflow.get() as usize,
+                })
+            }
             Some(e) => Err(e),
         }
     }
 
     /// The current position, to [`rewind`](Self::rewind) to later.
     pub fn mark(&self) -> Mark {
-        Mark(self.len.get())
+        Mark {
+            len: self.len.get(),
+            tag: self.tag(),
+        }
+    }
+
+    /// This tape's tag, taken on first use.
+    pub(crate) fn tag(&self) -> u32 {
+        match self.tag.get() {
+            0 => {
+                let t = next_tag();
+                self.tag.set(t);
+                t
+            }
+            t => t,
+        }
+    }
+
+    /// `Ok` if an id or mark with tag `tag` may be used on this tape.
+    fn own(&self, tag: u32) -> Result<(), TapeError> {
+        if tag == 0 || tag == self.tag() {
+            Ok(())
+        } else {
+            Err(TapeError::ForeignId)
+        }
     }
 
     /// Discards every slot recorded after `mark` (a mark past the end changes nothing) and
     /// clears a recording failure, so the tape can be reused without reallocating. Taking
     /// `&mut self` guarantees no handle to a discarded statement survives.
+    ///
+    /// A mark from another tape discards nothing and leaves [`TapeError::ForeignId`] as the
+    /// tape's sticky error, reported by the next [`check`](Self::check) or sweep.
     pub fn rewind(&mut self, mark: Mark) {
-        let len = self.len.get().min(mark.0);
+        if let Err(e) = self.own(mark.tag) {
+            self.fail(e);
+            return;
+        }
+        let len = self.len.get().min(mark.len);
         self.len.set(len);
         let (lo, hi) = self.dirty.get();
         let hi = hi.min(len);
         self.dirty.set((lo.min(hi), hi));
         self.error.set(None);
+        self.overflow.set(0);
         self.seed.set([(POISON, S::ZERO); 2]);
     }
 
     /// Discards everything.
     pub fn clear(&mut self) {
-        self.rewind(Mark(0));
+        self.rewind(Mark { len: 0, tag: 0 });
     }
 
     /// The header at slot `id`, if that slot is in use and is a header.
     fn header_at(&self, slots: &[Slot<S>], id: NodeId) -> Result<Slot<S>, TapeError> {
+        self.own(id.tag)?;
         let len = self.len();
         match slots[..len].get(id.index()) {
             Some(h) if h.is_header() => Ok(*h),
@@ -321,13 +428,14 @@ impl<S: Scalar> TapeView<S> {
     pub fn get(&self, id: NodeId) -> Result<Var<'_, S>, TapeError> {
         let slots = self.slots.try_borrow().map_err(|_| TapeError::Busy)?;
         let h = self.header_at(&slots, id)?;
-        Ok(Var::node(self, id.0, h.x))
+        Ok(Var::node(self, id.index, h.x))
     }
 
     /// Sets the value of a leaf (e.g. a parameter after an optimizer step). Statements computed
     /// from it keep their old values and partials until recorded again, so set leaves right
     /// after a rewind.
     pub fn set_value(&mut self, id: NodeId, value: S) -> Result<(), TapeError> {
+        self.own(id.tag)?;
         let len = self.len();
         let slots = self.slots.get_mut();
         match slots[..len].get_mut(id.index()) {
@@ -385,7 +493,7 @@ impl<S: Scalar> TapeView<S> {
                     grad: h.adj,
                     operands: h.count(),
                 };
-                f(NodeId(i as u32), &node);
+                f(NodeId::on(self, i as u32), &node);
             }
         }
         Ok(())
@@ -427,6 +535,7 @@ impl<S: Scalar> TapeView<S> {
     /// # Errors
     /// As [`backward`](Self::backward).
     pub fn backward_above(&self, y: Var<'_, S>, mark: Mark) -> Result<Gradients<'_, S>, TapeError> {
+        self.own(mark.tag)?;
         self.sweep::<true>(y, mark.len())
     }
 
@@ -443,6 +552,7 @@ impl<S: Scalar> TapeView<S> {
             Some(t) if !core::ptr::eq(t, self) => return Err(TapeError::ForeignVar),
             Some(_) => {}
         }
+        self.sweeps.set(self.sweeps.get().wrapping_add(1));
         let len = self.len();
         let mut slots = self.slots.try_borrow_mut().map_err(|_| TapeError::Busy)?;
         let slots = &mut slots[..len];
@@ -485,7 +595,7 @@ impl<S: Scalar> TapeView<S> {
             }
             p = base;
         }
-        Ok(Gradients { tape: self })
+        Ok(Gradients::new(self))
     }
 
     /// The adjoint of `x` from the last backward sweep: 0 before any, for constants, and for a

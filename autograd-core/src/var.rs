@@ -95,7 +95,7 @@ impl<'t, S: Scalar> Var<'t, S> {
     /// on recorded values through pending partials, so it has no statement of its own).
     pub fn id(self) -> Option<NodeId> {
         match self.tape {
-            Some(_) if self.node => Some(NodeId(self.index[0])),
+            Some(t) if self.node => Some(NodeId::on(t, self.index[0])),
             _ => None,
         }
     }
@@ -123,7 +123,7 @@ impl<'t, S: Scalar> Var<'t, S> {
     /// let h = (x * x).recorded()?; // one statement: an operand and a header (3 slots in all)
     /// assert_eq!(tape.backward(h.exp())?.wrt(h), libm::expf(4.0));
     /// let err = (h * x).recorded().unwrap_err(); // needs 3 more slots
-    /// assert_eq!(err, TapeError::CapacityExceeded { capacity: 3 });
+    /// assert_eq!(err, TapeError::CapacityExceeded { capacity: 3, needed: 6 });
     /// # Ok::<(), TapeError>(())
     /// ```
     pub fn recorded(self) -> Result<Self, TapeError> {

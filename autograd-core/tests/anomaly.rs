@@ -200,14 +200,12 @@ fn tape_errors_pass_through_checked_backward() {
     );
     let (x, y, z) = (tape.var(1.0), tape.var(2.0), tape.var(3.0)); // the third does not fit
     let err = tape.backward_checked(x * y * z).unwrap_err();
-    assert_eq!(
-        err,
-        BackwardError::Tape(TapeError::CapacityExceeded { capacity: 2 })
-    );
-    assert_eq!(
-        err.to_string(),
-        TapeError::CapacityExceeded { capacity: 2 }.to_string()
-    );
+    let overflow = TapeError::CapacityExceeded {
+        capacity: 2,
+        needed: 3,
+    };
+    assert_eq!(err, BackwardError::Tape(overflow));
+    assert_eq!(err.to_string(), overflow.to_string());
     assert!(err.anomaly().is_none());
     assert!(tape.non_finite_origin(c).is_none());
 }

@@ -151,7 +151,10 @@ fn a_failing_try_var_writes_nothing() {
     let (a, b, c) = (tape.var(1.0), tape.var(2.0), tape.var(3.0));
     let abc = a * b * c; // three operands and a header: 4 slots, only 2 left
     assert_eq!(abc.value(), 6.0);
-    let overflow = TapeError::CapacityExceeded { capacity: 5 };
+    let overflow = TapeError::CapacityExceeded {
+        capacity: 5,
+        needed: 7,
+    };
     assert_eq!(tape.check(), Err(overflow));
     let len = tape.len();
     assert_eq!(tape.try_var(4.0).err(), Some(overflow));

@@ -450,7 +450,10 @@ fn bad_input_is_an_error_not_a_panic() {
     let err = gradient_reverse(&Rosenbrock, &mut tape, &[0.5; 5], &mut [0.0; 5]).unwrap_err();
     assert_eq!(
         err,
-        DiffError::Tape(TapeError::CapacityExceeded { capacity: 8 })
+        DiffError::Tape(TapeError::CapacityExceeded {
+            capacity: 8,
+            needed: 18
+        })
     );
     assert!(err.to_string().contains("capacity of 8"));
     assert!(

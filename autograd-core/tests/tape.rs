@@ -66,20 +66,32 @@ fn overflow_is_reported_not_a_panic() {
     // Results that depend on at most two recorded values need no slot: still fine.
     let z = (y * x).exp();
     assert_eq!(tape.backward(z).unwrap().wrt(y), z.value() * x.value());
-    // Writing z as a statement needs 3 more slots.
-    let err = TapeError::CapacityExceeded { capacity: N };
+    // Writing z as a statement needs 3 more slots: 12 in all.
+    let err = TapeError::CapacityExceeded {
+        capacity: N,
+        needed: 12,
+    };
     assert_eq!(z.recorded().unwrap_err(), err);
     assert_eq!(tape.len(), N);
     assert_eq!(tape.check(), Err(err));
     assert_eq!(tape.backward(z).unwrap_err(), err);
-    // Values stay exact after the overflow.
-    assert_eq!(z.value(), libm::expf(y.value() * x.value()));
-    assert_eq!((z.exp() + 1.0).recorded().unwrap_err(), err);
-    assert_eq!(tape.try_var(2.0).unwrap_err(), err);
     assert_eq!(
         err.to_string(),
-        "tape capacity of 9 slots exceeded; build a larger `Tape` or rewind it"
+        "tape capacity of 9 slots exceeded: needed at least 12; build a larger `Tape` or rewind it"
     );
+    // Values stay exact after the overflow; every write that does not fit adds to `needed`.
+    assert_eq!(z.value(), libm::expf(y.value() * x.value()));
+    assert_eq!((z.exp() + 1.0).recorded().unwrap_err(), err);
+    let v = tape.var(1.0); // one more slot that does not fit
+    assert!(v.id().is_none());
+    let err = TapeError::CapacityExceeded {
+        capacity: N,
+        needed: 13,
+    };
+    assert_eq!(tape.check(), Err(err));
+    // `try_var` and `recorded` check first: a tape that failed writes nothing more for them.
+    assert_eq!(tape.try_var(2.0).unwrap_err(), err);
+    assert_eq!((z.exp() + 1.0).recorded().unwrap_err(), err);
 }
 
 #[test]
@@ -91,7 +103,13 @@ fn exactly_full_is_fine_and_one_more_overflows() {
     assert!(tape.check().is_ok());
     assert!((tape.backward(z).unwrap().wrt(x) - 2f64.exp().cos() * 2f64.exp()).abs() < 1e-13);
     let w = y.cos().recorded(); // does not fit
-    assert_eq!(w.unwrap_err(), TapeError::CapacityExceeded { capacity: 3 });
+    assert_eq!(
+        w.unwrap_err(),
+        TapeError::CapacityExceeded {
+            capacity: 3,
+            needed: 5
+        }
+    );
     // The failure is sticky: earlier, complete results also report it now.
     assert!(tape.backward(z).is_err());
 }
@@ -104,7 +122,7 @@ fn three_recorded_values_write_one_statement() -> Result<(), TapeError> {
     assert_eq!(tape.len(), 3);
     let y = ab * c; // three: one statement, 3 operands + header
     assert_eq!(tape.len(), 7);
-    assert_eq!(y.id(), Some(NodeId::from_index(6)));
+    assert_eq!(y.id().map(NodeId::index), Some(6));
     let g = tape.backward(y)?;
     assert_eq!((g.wrt(a), g.wrt(b), g.wrt(c)), (15.0, 10.0, 6.0));
     let mut operands = Vec::new();

@@ -293,6 +293,12 @@ impl<'t, S: Scalar, const P: usize> Trainer<'t, S, P> {
     /// [`NnError::Tape`] if the tape cannot hold `P` leaves.
     pub fn new(tape: &'t mut TapeView<S>, params: &[S; P]) -> Result<Self, NnError> {
         tape.clear();
+        if P > tape.capacity() {
+            return Err(NnError::Tape(autograd_core::TapeError::CapacityExceeded {
+                capacity: tape.capacity(),
+                needed: P,
+            }));
+        }
         let mut ids = [None; P];
         for (id, p) in ids.iter_mut().zip(params) {
             *id = tape.try_var(*p)?.id();
@@ -425,7 +431,11 @@ impl<'t, S: Scalar, const P: usize> Trainer<'t, S, P> {
                     max_chunk = 0;
                 } else {
                     return Err(NnError::Tape(tape.check().err().unwrap_or(
-                        autograd_core::TapeError::CapacityExceeded { capacity },
+                        // Nothing failed, yet not even one sample fits with what it needs.
+                        autograd_core::TapeError::CapacityExceeded {
+                            capacity,
+                            needed: capacity + 1,
+                        },
                     )));
                 }
                 continue;

@@ -8,30 +8,82 @@ use super::{NodeId, TapeView};
 
 /// The gradients left by a backward sweep: `grads.wrt(x)` is `dy/dx`.
 ///
-/// A view of the tape's adjoints, valid until the next backward sweep on the same tape replaces
-/// them. It holds no borrow, so recording may continue while it is alive.
+/// A view of the tape's adjoints from one sweep. Recording may continue while it is alive; a
+/// later backward sweep on the same tape replaces the adjoints, and from then on this view
+/// refuses to read: [`wrt`](Self::wrt) panics, [`try_wrt`](Self::try_wrt) and
+/// [`write_to`](Self::write_to) return [`TapeError::StaleGradients`], [`get`](Self::get) returns
+/// `None`. It never shows another sweep's numbers.
+///
+/// ```
+/// use autograd_core::{Tape, TapeError};
+/// let tape = Tape::<f64, 16>::new();
+/// let x = tape.var(3.0);
+/// let (y1, y2) = (x * x, x * 10.0);
+/// let g1 = tape.backward(y1)?;
+/// assert_eq!(g1.wrt(x), 6.0);
+/// let g2 = tape.backward(y2)?;
+/// assert_eq!(g2.wrt(x), 10.0);
+/// assert_eq!(g1.try_wrt(x), Err(TapeError::StaleGradients));
+/// # Ok::<(), TapeError>(())
+/// ```
 #[derive(Clone, Copy)]
 pub struct Gradients<'t, S: Scalar> {
-    pub(super) tape: &'t TapeView<S>,
+    tape: &'t TapeView<S>,
+    /// The sweep this view belongs to (the tape's sweep counter when it was made).
+    sweep: u32,
 }
 
 impl<'t, S: Scalar> Gradients<'t, S> {
-    /// `dy/dx`: 0 for constants and for statements `y` does not depend on.
-    #[inline]
-    pub fn wrt(&self, x: Var<'_, S>) -> S {
-        self.tape.grad(x)
+    /// The view of `tape`'s adjoints after the sweep just done.
+    pub(super) fn new(tape: &'t TapeView<S>) -> Self {
+        Gradients {
+            tape,
+            sweep: tape.sweeps.get(),
+        }
     }
 
-    /// `dy/dv` for the statement `id`, or `None` if it does not exist.
+    /// `Ok` while no later sweep has replaced this one's adjoints.
+    fn fresh(&self) -> Result<(), TapeError> {
+        if self.tape.sweeps.get() == self.sweep {
+            Ok(())
+        } else {
+            Err(TapeError::StaleGradients)
+        }
+    }
+
+    /// `dy/dx`, or [`TapeError::StaleGradients`] if a later sweep replaced these gradients.
+    pub fn try_wrt(&self, x: Var<'_, S>) -> Result<S, TapeError> {
+        self.fresh()?;
+        Ok(self.tape.grad(x))
+    }
+
+    /// `dy/dx`: 0 for constants and for statements `y` does not depend on.
+    ///
+    /// # Panics
+    /// If a later backward sweep on the same tape replaced these gradients (reading on would
+    /// give that sweep's numbers). [`try_wrt`](Self::try_wrt) returns the error instead.
+    #[inline]
+    pub fn wrt(&self, x: Var<'_, S>) -> S {
+        match self.try_wrt(x) {
+            Ok(d) => d,
+            Err(e) => stale(e),
+        }
+    }
+
+    /// `dy/dv` for the statement `id`, or `None` if it does not exist (or these gradients are
+    /// stale, see [`try_wrt`](Self::try_wrt)).
     pub fn get(&self, id: NodeId) -> Option<S> {
+        self.fresh().ok()?;
         self.tape.node(id).ok().map(|n| n.grad)
     }
 
     /// Writes `dy/dx[i]` into `out[i]` for every `x[i]`.
     ///
     /// # Errors
-    /// [`TapeError::LengthMismatch`] if the slices differ in length.
+    /// [`TapeError::LengthMismatch`] if the slices differ in length,
+    /// [`TapeError::StaleGradients`] if a later sweep replaced these gradients.
     pub fn write_to(&self, xs: &[Var<'_, S>], out: &mut [S]) -> Result<(), TapeError> {
+        self.fresh()?;
         if xs.len() != out.len() {
             return Err(TapeError::LengthMismatch {
                 left: xs.len(),
@@ -50,6 +102,12 @@ impl<'t, S: Scalar> Gradients<'t, S> {
         }
         Ok(())
     }
+}
+
+#[cold]
+#[track_caller]
+fn stale(e: TapeError) -> ! {
+    panic!("{e}")
 }
 
 impl<S: Scalar> fmt::Debug for Gradients<'_, S> {

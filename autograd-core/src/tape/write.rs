@@ -16,11 +16,17 @@ impl<S: Scalar> TapeView<S> {
         POISON
     }
 
+    /// A write of `size` slots did not fit.
     #[cold]
     #[inline(never)]
-    fn full(&self) -> u32 {
+    fn full(&self, size: usize) -> u32 {
         let capacity = self.capacity();
-        self.fail(TapeError::CapacityExceeded { capacity })
+        let size = u32::try_from(size).unwrap_or(u32::MAX);
+        self.overflow.set(self.overflow.get().saturating_add(size));
+        self.fail(TapeError::CapacityExceeded {
+            capacity,
+            needed: 0, // filled in by `check`
+        })
     }
 
     /// Appends a leaf and returns its index, or `POISON` (and records why) if it cannot.
@@ -38,7 +44,7 @@ impl<S: Scalar> TapeView<S> {
             }
             None => {
                 drop(slots);
-                self.full()
+                self.full(1)
             }
         }
     }
@@ -65,7 +71,7 @@ impl<S: Scalar> TapeView<S> {
             w[n] = Slot::header(value, op, n);
         } else {
             drop(slots);
-            return self.full();
+            return self.full(n + 1);
         }
         self.len.set((len + n + 1) as u32);
         (len + n) as u32
@@ -121,9 +127,7 @@ impl<S: Scalar> TapeView<S> {
         fill: impl FnOnce(&mut [Slot<S>]) -> usize,
     ) -> u32 {
         if count > MAX_OPERANDS {
-            return self.fail(TapeError::CapacityExceeded {
-                capacity: self.capacity(),
-            });
+            return self.full(count + 1);
         }
         let Ok(mut slots) = self.slots.try_borrow_mut() else {
             return self.fail(TapeError::Busy);
@@ -131,7 +135,7 @@ impl<S: Scalar> TapeView<S> {
         let len = self.len.get() as usize;
         let Some(w) = slots.get_mut(len..len + count + 1) else {
             drop(slots);
-            return self.full();
+            return self.full(count + 1);
         };
         let k = fill(&mut w[..count]).min(count);
         w[k] = Slot::header(value, op, k);

@@ -1,0 +1,147 @@
+//! The API cannot silently mislead: each misuse a new user hit gives a clear error (or a
+//! documented panic) instead of another tape's or another sweep's numbers.
+
+use autograd_core::{Dual, Number, Tape, TapeError, Var};
+
+#[test]
+fn gradients_of_an_earlier_sweep_refuse_to_read() -> Result<(), TapeError> {
+    let tape = Tape::<f64, 32>::new();
+    let x = tape.var(3.0);
+    let (y1, y2) = (x * x, x * 10.0);
+    let g1 = tape.backward(y1)?;
+    assert_eq!(g1.wrt(x), 6.0);
+    let g2 = tape.backward(y2)?;
+    assert_eq!(g2.wrt(x), 10.0);
+    // g1 would now read y2's adjoints: every way of reading it says so.
+    assert_eq!(g1.try_wrt(x), Err(TapeError::StaleGradients));
+    assert_eq!(g1.get(x.id().unwrap()), None);
+    let mut out = [0.0];
+    assert_eq!(g1.write_to(&[x], &mut out), Err(TapeError::StaleGradients));
+    // The newest one still reads, and a copy of it is as fresh as it.
+    let g2_copy = g2;
+    assert_eq!(
+        (g2.try_wrt(x), g2_copy.get(x.id().unwrap())),
+        (Ok(10.0), Some(10.0))
+    );
+    // A failed sweep replaces nothing.
+    let c = Var::<f64>::constant(1.0);
+    assert_eq!(tape.backward(c).unwrap_err(), TapeError::NotRecorded);
+    assert_eq!(g2.try_wrt(x), Ok(10.0));
+    Ok(())
+}
+
+#[test]
+#[should_panic(expected = "replaced by a later backward sweep")]
+fn wrt_on_stale_gradients_panics_with_the_reason() {
+    let tape = Tape::<f64, 32>::new();
+    let x = tape.var(3.0);
+    let g1 = tape.backward(x * x).unwrap();
+    let _g2 = tape.backward(x.exp()).unwrap();
+    let _ = g1.wrt(x);
+}
+
+#[test]
+fn ids_and_marks_of_another_tape_are_refused() {
+    let mut a = Tape::<f64, 16>::new();
+    let mut b = Tape::<f64, 16>::new();
+    let (xa, _) = (a.var(1.0), a.var(2.0));
+    let (_, yb) = (b.var(10.0), b.var(20.0));
+    let (id_a, id_b) = (xa.id().unwrap(), yb.id().unwrap());
+    assert_eq!(b.get(id_a).unwrap_err(), TapeError::ForeignId);
+    assert_eq!(b.node(id_a).unwrap_err(), TapeError::ForeignId);
+    assert_eq!(
+        b.for_each_operand(id_a, |_, _| {}).unwrap_err(),
+        TapeError::ForeignId
+    );
+    assert_eq!(b.set_value(id_a, 5.0), Err(TapeError::ForeignId));
+    assert_eq!(
+        b.get(NodeIdOf::first(&b)).unwrap().value(),
+        10.0,
+        "b is untouched"
+    );
+    // Each tape still accepts its own.
+    assert_eq!(a.get(id_a).unwrap().value(), 1.0);
+    assert_eq!(b.get(id_b).unwrap().value(), 20.0);
+    assert_eq!(a.set_value(id_a, 4.0), Ok(()));
+    assert_eq!(a.get(id_a).unwrap().value(), 4.0);
+
+    // A mark of another tape: no sweep, no rewind (and the error is sticky until a good one).
+    let mark_a = a.mark();
+    let y = b.var(1.0) * 2.0;
+    assert_eq!(
+        b.backward_above(y, mark_a).unwrap_err(),
+        TapeError::ForeignId
+    );
+    let len = b.len();
+    b.rewind(mark_a);
+    assert_eq!(b.len(), len, "a foreign mark discards nothing");
+    assert_eq!(b.check(), Err(TapeError::ForeignId));
+    let own = b.mark();
+    b.rewind(own);
+    assert_eq!(b.check(), Ok(()));
+    b.clear();
+    assert!(b.is_empty());
+}
+
+/// The id of slot 0 on a tape, as a user would get it back: from the tape's own handle.
+struct NodeIdOf;
+impl NodeIdOf {
+    fn first(t: &Tape<f64, 16>) -> autograd_core::NodeId {
+        let mut first = None;
+        t.for_each_node(|id, _| {
+            first.get_or_insert(id);
+        })
+        .unwrap();
+        first.unwrap()
+    }
+}
+
+#[test]
+fn relu_of_a_negative_is_plus_zero_in_every_mode() {
+    fn inv_relu<T: Number>(x: T) -> T {
+        T::one() / x.relu()
+    }
+    for x in [-2.0, -0.0, 0.0, f64::NEG_INFINITY] {
+        let plain = x.relu();
+        assert!(
+            plain == 0.0 && plain.is_sign_positive(),
+            "relu({x}) = {plain}"
+        );
+        assert_eq!(inv_relu(x), f64::INFINITY, "1 / relu({x})");
+        assert_eq!(inv_relu(x as f32), f32::INFINITY);
+        let d = Dual::variable(x);
+        let r = d.relu();
+        assert!(r.re == 0.0 && r.re.is_sign_positive() && r.eps == 0.0);
+        let tape = Tape::<f64, 8>::new();
+        let v = tape.var(x).relu();
+        assert!(v.value() == 0.0 && v.value().is_sign_positive());
+        assert_eq!(inv_relu(tape.var(x)).value(), f64::INFINITY);
+    }
+    assert!(f64::NAN.relu().is_nan());
+    assert_eq!(3.5f64.relu(), 3.5);
+}
+
+#[test]
+fn capacity_errors_say_how_many_slots_were_needed() {
+    let tape = Tape::<f64, 4>::new();
+    let x: Vec<_> = (0..10).map(|i| tape.var(1.0 + i as f64)).collect();
+    let err = tape.check().unwrap_err();
+    assert_eq!(
+        err,
+        TapeError::CapacityExceeded {
+            capacity: 4,
+            needed: 10
+        }
+    );
+    assert!(err.to_string().contains("needed at least 10"), "{err}");
+    // A statement that does not fit adds its operands and header.
+    let y = x[0] * x[1] * x[2]; // three recorded values: 3 operands and a header
+    assert_eq!(y.value(), 6.0);
+    assert_eq!(
+        tape.check(),
+        Err(TapeError::CapacityExceeded {
+            capacity: 4,
+            needed: 14
+        })
+    );
+}
