@@ -4,13 +4,15 @@ use super::criterion::Medians;
 use super::figures::{median_of, sizes_of, FUNCTIONS, MODES};
 use crate::svg::{Frame, Svg};
 
+/// A panel's size, and its plot area within it; the legend (70 px) is below the panels.
 const W: f64 = 520.0;
 const H: f64 = 420.0;
-const PAD_L: f64 = 70.0;
-const PAD_R: f64 = 20.0;
-const PAD_T: f64 = 40.0;
-const PAD_B: f64 = 50.0;
-const LEGEND_H: f64 = 70.0;
+const PANEL: Frame = Frame {
+    left: 70.0,
+    right: W - 20.0,
+    top: 40.0,
+    bottom: H - 50.0,
+};
 const COLORS: [&str; 9] = [
     "#000000", "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
     "#17becf",
@@ -23,7 +25,7 @@ pub fn plot(m: &Medians) -> String {
         .collect();
     let mut s = Svg::new(
         W * FUNCTIONS.len() as f64,
-        H + LEGEND_H,
+        H + 70.0,
         "font-family=\"sans-serif\" font-size=\"11\"",
     );
     for (panel, f) in FUNCTIONS.iter().enumerate() {
@@ -56,10 +58,9 @@ pub fn plot(m: &Medians) -> String {
         );
         let ox = W * panel as f64;
         let frame = Frame {
-            left: ox + PAD_L,
-            right: ox + W - PAD_R,
-            top: PAD_T,
-            bottom: H - PAD_B,
+            left: ox + PANEL.left,
+            right: ox + PANEL.right,
+            ..PANEL
         };
         let px = |x: f64| frame.left + (x.log2() - lx0) / (lx1 - lx0) * (frame.right - frame.left);
         let py = |y: f64| frame.top + (ly1 - y.log10()) / (ly1 - ly0) * (frame.bottom - frame.top);

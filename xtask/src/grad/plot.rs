@@ -12,10 +12,13 @@ use crate::svg::{Frame, Svg};
 
 const W: f64 = 920.0;
 const H: f64 = 516.0;
-const LEFT: f64 = 80.0;
-const RIGHT: f64 = 640.0;
-const TOP: f64 = 76.0;
-const BOTTOM: f64 = 456.0;
+/// The plot area; the legend is right of it.
+const FRAME: Frame = Frame {
+    left: 80.0,
+    right: 640.0,
+    top: 76.0,
+    bottom: 456.0,
+};
 const COLORS: [&str; 8] = [
     "#1a5fb4", "#c01c28", "#26a269", "#e66100", "#613583", "#865e3c", "#1c71d8", "#5e5c64",
 ];
@@ -53,46 +56,43 @@ pub fn svg(source: &str, names: &[String], results: &[PointResult]) -> String {
     } else {
         (lo.floor().max(LOWEST), hi.ceil().max(lo.floor() + 2.0))
     };
-    let px = |h: f64| LEFT + (h.log10() + 15.0) / 14.0 * (RIGHT - LEFT);
+    let px = |h: f64| FRAME.left + (h.log10() + 15.0) / 14.0 * (FRAME.right - FRAME.left);
     let py = |e: f64| {
         let l = if e > 0.0 { e.log10().max(lo) } else { lo };
-        BOTTOM - (l - lo) / (hi - lo) * (BOTTOM - TOP)
+        FRAME.bottom - (l - lo) / (hi - lo) * (FRAME.bottom - FRAME.top)
     };
 
-    let frame = Frame {
-        left: LEFT,
-        right: RIGHT,
-        top: TOP,
-        bottom: BOTTOM,
-    };
+    let frame = FRAME;
     let mut svg = Svg::new(
         W,
         H,
         "font-family=\"Helvetica, Arial, sans-serif\" font-size=\"12\"",
     );
     svg.raw(&format!(
-        "<clipPath id=\"plot\"><rect x=\"{LEFT}\" y=\"{TOP}\" width=\"{}\" height=\"{}\"/>\
+        "<clipPath id=\"plot\"><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>\
          </clipPath>",
-        RIGHT - LEFT,
-        BOTTOM - TOP
+        FRAME.left,
+        FRAME.top,
+        FRAME.right - FRAME.left,
+        FRAME.bottom - FRAME.top
     ));
     let title = source.trim().replace('\n', "; ");
     let bold = "font-size=\"15\" font-weight=\"bold\"";
     svg.text(
-        LEFT,
+        FRAME.left,
         24.0,
         bold,
         &format!("central-difference error against the step h: f = {title}"),
     );
     svg.text(
-        LEFT,
+        FRAME.left,
         44.0,
         "fill=\"#444\"",
         "dots: |(f(x+h) - f(x-h)) / 2h - reverse mode| at each step; dotted: the models \
          truncation |f'''| h²/6 and round-off ε|f|/h;",
     );
     svg.text(
-        LEFT,
+        FRAME.left,
         60.0,
         "fill=\"#444\"",
         "dashed line and circle: the project's step cbrt(ε) max(1, |x|); diamond: the best \
@@ -109,24 +109,29 @@ pub fn svg(source: &str, names: &[String], results: &[PointResult]) -> String {
     }
     svg.frame(frame, "#333");
     svg.text(
-        (LEFT + RIGHT) / 2.0,
-        BOTTOM + 40.0,
+        (FRAME.left + FRAME.right) / 2.0,
+        FRAME.bottom + 40.0,
         "text-anchor=\"middle\"",
         "step h",
     );
     svg.raw(&format!(
         "<text transform=\"translate(22 {:.1}) rotate(-90)\" text-anchor=\"middle\">absolute \
          error (0 drawn at the bottom)</text>",
-        (TOP + BOTTOM) / 2.0
+        (FRAME.top + FRAME.bottom) / 2.0
     ));
     let grey = "fill=\"#777\"";
     svg.text(
-        RIGHT - 8.0,
-        BOTTOM - 8.0,
+        FRAME.right - 8.0,
+        FRAME.bottom - 8.0,
         "fill=\"#777\" text-anchor=\"end\"",
         "truncation ∝ h² →",
     );
-    svg.text(LEFT + 8.0, BOTTOM - 8.0, grey, "← round-off ∝ 1/h");
+    svg.text(
+        FRAME.left + 8.0,
+        FRAME.bottom - 8.0,
+        grey,
+        "← round-off ∝ 1/h",
+    );
     svg.raw("<g clip-path=\"url(#plot)\">");
     for (k, (_, s)) in sweeps.iter().enumerate() {
         let color = COLORS[k % COLORS.len()];
@@ -170,8 +175,8 @@ pub fn svg(source: &str, names: &[String], results: &[PointResult]) -> String {
         let (dx, dy) = (px(s.default.0), py(s.default.1));
         let (bx, by) = (px(s.best.0), py(s.best.1));
         svg.line(
-            (dx, TOP),
-            (dx, BOTTOM),
+            (dx, FRAME.top),
+            (dx, FRAME.bottom),
             &format!("stroke=\"{color}\" stroke-dasharray=\"6 4\""),
         );
         svg.circle(
@@ -186,28 +191,28 @@ pub fn svg(source: &str, names: &[String], results: &[PointResult]) -> String {
     }
     svg.raw("</g>");
     // Legend.
-    let mut y = TOP + 10.0;
+    let mut y = FRAME.top + 10.0;
     let small = "fill=\"#444\" font-size=\"11\"";
     for (k, (label, s)) in sweeps.iter().enumerate() {
         let color = COLORS[k % COLORS.len()];
         svg.line(
-            (RIGHT + 16.0, y),
-            (RIGHT + 40.0, y),
+            (FRAME.right + 16.0, y),
+            (FRAME.right + 40.0, y),
             &format!("stroke=\"{color}\" stroke-width=\"2\""),
         );
-        svg.text(RIGHT + 46.0, y + 4.0, "", label);
+        svg.text(FRAME.right + 46.0, y + 4.0, "", label);
         let default = format!(
             "○ default h {}, error {}",
             format_h(s.default.0),
             super::report::diff(s.default.1)
         );
-        svg.text(RIGHT + 46.0, y + 20.0, small, &default);
+        svg.text(FRAME.right + 46.0, y + 20.0, small, &default);
         let best = format!(
             "◆ best h {}, error {}",
             format_h(s.best.0),
             super::report::diff(s.best.1)
         );
-        svg.text(RIGHT + 46.0, y + 36.0, small, &best);
+        svg.text(FRAME.right + 46.0, y + 36.0, small, &best);
         y += 56.0;
     }
     svg.finish()
