@@ -53,6 +53,7 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
+use crate::cli::{Arg, Args};
 use report::{Summary, Totals};
 
 const HELP: &str = "\
@@ -133,20 +134,15 @@ fn parse(args: &[String]) -> Result<Option<Options>, String> {
         selftest: false,
     };
     let mut cases = None;
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        let mut value = |name: &str| {
-            it.next()
-                .cloned()
-                .ok_or_else(|| format!("`{name}` needs a value\n\n{HELP}"))
-        };
-        match arg.as_str() {
-            "-h" | "--help" => return Ok(None),
-            "--quick" => o.quick = true,
-            "--selftest" => o.selftest = true,
-            "--seed" => o.seed = number(&value("--seed")?, "--seed")?,
-            "--cases" => {
-                let n = number(&value("--cases")?, "--cases")?;
+    let mut args = Args::new(args, HELP);
+    while let Some(arg) = args.next()? {
+        match arg {
+            Arg::Help => return Ok(None),
+            Arg::Option("--quick") => o.quick = true,
+            Arg::Option("--selftest") => o.selftest = true,
+            Arg::Option("--seed") => o.seed = args.number()?,
+            Arg::Option("--cases") => {
+                let n: u64 = args.number()?;
                 if n == 0 {
                     return Err("`--cases 0` would check nothing; give at least 1".into());
                 }
@@ -158,15 +154,15 @@ fn parse(args: &[String]) -> Result<Option<Options>, String> {
                 }
                 cases = Some(n as usize);
             }
-            "--threads" => {
-                o.threads = number(&value("--threads")?, "--threads")? as usize;
+            Arg::Option("--threads") => {
+                o.threads = args.number()?;
                 if o.threads == 0 {
                     return Err("`--threads` must be at least 1".into());
                 }
             }
-            "--json" => o.json = Some(PathBuf::from(value("--json")?)),
-            "--filter" => {
-                let v = value("--filter")?;
+            Arg::Option("--json") => o.json = Some(PathBuf::from(args.value()?)),
+            Arg::Option("--filter") => {
+                let v = args.value()?;
                 o.filter = Some(Suite::ALL.into_iter().find(|s| s.name() == v).ok_or_else(
                     || {
                         format!(
@@ -176,16 +172,11 @@ fn parse(args: &[String]) -> Result<Option<Options>, String> {
                     },
                 )?);
             }
-            other => return Err(format!("unknown option `{other}`\n\n{HELP}")),
+            Arg::Option(other) | Arg::Positional(other) => return Err(args.unknown(other)),
         }
     }
     o.cases = cases.unwrap_or(if o.quick { 200 } else { 2000 });
     Ok(Some(o))
-}
-
-fn number(s: &str, name: &str) -> Result<u64, String> {
-    s.parse()
-        .map_err(|_| format!("`{name}` expects a non-negative integer, got `{s}`"))
 }
 
 /// Why a case, or its finite-difference comparison, was not compared.

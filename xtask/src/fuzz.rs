@@ -14,7 +14,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::Instant;
 
+use crate::cli::{Arg, Args};
 use crate::project_root;
+use crate::table::Table;
 
 /// The fuzz targets, in the order they run.
 const TARGETS: [(&str, &str); 3] = [
@@ -58,39 +60,10 @@ Reproduce a crash with `cd fuzz && cargo +nightly fuzz run <target> artifacts/<t
 
 /// Runs the task with its arguments.
 pub fn run(args: &[String]) -> Result<ExitCode, String> {
-    let mut target: Option<&str> = None;
-    let mut seconds = DEFAULT_SECONDS;
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        match arg.as_str() {
-            "-h" | "--help" => {
-                print!("{HELP}");
-                return Ok(ExitCode::SUCCESS);
-            }
-            "--seconds" => {
-                let value = it
-                    .next()
-                    .ok_or_else(|| format!("--seconds needs a value\n\n{HELP}"))?;
-                seconds = parse_seconds(value)?;
-            }
-            s if s.starts_with("--seconds=") => seconds = parse_seconds(&s["--seconds=".len()..])?,
-            s if s.starts_with('-') => return Err(format!("unknown option `{s}`\n\n{HELP}")),
-            name => {
-                if target.is_some() {
-                    return Err(format!("more than one target given\n\n{HELP}"));
-                }
-                if !TARGETS.iter().any(|(t, _)| *t == name) {
-                    let known: Vec<&str> = TARGETS.iter().map(|(t, _)| *t).collect();
-                    return Err(format!(
-                        "unknown fuzz target `{name}` (known: {})",
-                        known.join(", ")
-                    ));
-                }
-                target = Some(name);
-            }
-        }
-    }
-
+    let Some((target, seconds)) = parse(args)? else {
+        print!("{HELP}");
+        return Ok(ExitCode::SUCCESS);
+    };
     let fuzz_dir = project_root().join("fuzz");
     ensure_nightly()?;
     ensure_cargo_fuzz()?;
@@ -124,17 +97,23 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         results.push(result);
     }
 
-    println!();
-    println!(
-        "{:<14} {:>8} {:>12} {:>10} {:>8}",
-        "target", "seconds", "executions", "exec/s", "crashes"
-    );
+    let mut table = Table::new(&[
+        ("target", true),
+        ("seconds", false),
+        ("executions", false),
+        ("exec/s", false),
+        ("crashes", false),
+    ]);
     for r in &results {
-        println!(
-            "{:<14} {:>8} {:>12} {:>10} {:>8}",
-            r.target, r.seconds, r.executions, r.exec_per_s, r.crashes
-        );
+        table.push(vec![
+            r.target.clone(),
+            r.seconds.to_string(),
+            r.executions.to_string(),
+            r.exec_per_s.to_string(),
+            r.crashes.to_string(),
+        ]);
     }
+    print!("\n{}", table.plain(""));
     let failed: Vec<&Outcome> = results.iter().filter(|r| r.crashes > 0 || !r.ok).collect();
     if failed.is_empty() {
         println!("\nno crashes");
@@ -155,13 +134,33 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     }
 }
 
-fn parse_seconds(s: &str) -> Result<u64, String> {
-    match s.parse::<u64>() {
-        Ok(n) if n >= 1 => Ok(n),
-        _ => Err(format!(
-            "--seconds takes a whole number of seconds >= 1, got `{s}`"
-        )),
+/// The target (all when `None`) and the seconds per target, or `None` for `--help`.
+fn parse(args: &[String]) -> Result<Option<(Option<&str>, u64)>, String> {
+    let mut target = None;
+    let mut seconds = DEFAULT_SECONDS;
+    let mut args = Args::new(args, HELP);
+    while let Some(arg) = args.next()? {
+        match arg {
+            Arg::Help => return Ok(None),
+            Arg::Option("--seconds") => seconds = args.positive()?,
+            Arg::Option(other) => return Err(args.unknown(other)),
+            Arg::Positional(name) if name.starts_with('-') => return Err(args.unknown(name)),
+            Arg::Positional(name) => {
+                if target.is_some() {
+                    return Err(args.usage("more than one target given"));
+                }
+                if !TARGETS.iter().any(|(t, _)| *t == name) {
+                    let known: Vec<&str> = TARGETS.iter().map(|(t, _)| *t).collect();
+                    return Err(format!(
+                        "unknown fuzz target `{name}` (known: {})",
+                        known.join(", ")
+                    ));
+                }
+                target = Some(name);
+            }
+        }
     }
+    Ok(Some((target, seconds)))
 }
 
 /// `cargo +nightly fuzz` run in `fuzz/`, without the variables of the `cargo xtask` that runs us
@@ -410,12 +409,21 @@ mod tests {
     }
 
     #[test]
-    fn bad_arguments_are_errors() {
-        assert!(run(&["--seconds".into()]).is_err());
-        assert!(run(&["--seconds".into(), "0".into()]).is_err());
-        assert!(run(&["--seconds".into(), "ten".into()]).is_err());
-        assert!(run(&["nosuch".into()]).is_err());
-        assert!(run(&["--frobnicate".into()]).is_err());
-        assert!(run(&["capacity".into(), "differential".into()]).is_err());
+    fn options_and_bad_arguments() {
+        let args = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let a = args(&["parse", "--seconds=5"]);
+        assert_eq!(parse(&a).unwrap(), Some((Some("parse"), 5)));
+        assert_eq!(parse(&[]).unwrap(), Some((None, DEFAULT_SECONDS)));
+        for bad in [
+            &["--seconds"][..],
+            &["--seconds", "0"],
+            &["--seconds", "ten"],
+            &["nosuch"],
+            &["--frobnicate"],
+            &["-x"],
+            &["capacity", "differential"],
+        ] {
+            assert!(parse(&args(bad)).is_err(), "{bad:?}");
+        }
     }
 }

@@ -13,6 +13,8 @@ mod report;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use crate::cli::{Arg, Args};
+
 const HELP: &str = "\
 cargo xtask grad EXPRESSION --at NAME=VALUE[,VALUE...][,NAME=VALUE...] [options]
 
@@ -65,38 +67,19 @@ struct Options {
 
 fn options(args: &[String]) -> Result<Option<Options>, String> {
     let mut o = Options::default();
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        let (flag, inline) = match arg.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
-            _ => (arg.as_str(), None),
-        };
-        let mut value = |name: &str| -> Result<String, String> {
-            match inline.clone().or_else(|| it.next().cloned()) {
-                Some(v) => Ok(v),
-                None => Err(format!("{name} needs a value\n\n{HELP}")),
-            }
-        };
-        match flag {
-            "-h" | "--help" => return Ok(None),
-            "--at" => o.at.push(value("--at")?),
-            "--graph" => o.graph = Some(output_path(&value("--graph")?, &["svg", "dot"])?),
-            "--steps" => o.steps = Some(output_path(&value("--steps")?, &["svg"])?),
-            "--json" | "--hessian" | "--f32" if inline.is_some() => {
-                return Err(format!("{flag} takes no value"))
-            }
-            "--json" => o.json = true,
-            "--hessian" => o.hessian = true,
-            "--f32" => o.f32 = true,
-            // A lone `-2` or `-x^2` is an expression, not an option.
-            s if s.starts_with("--") || (s.starts_with('-') && s.len() == 2 && s != "-.") => {
-                if s.chars().nth(1).is_some_and(|c| c.is_ascii_digit()) {
-                    set_expression(&mut o, arg)?;
-                } else {
-                    return Err(format!("unknown option `{s}`\n\n{HELP}"));
-                }
-            }
-            _ => set_expression(&mut o, arg)?,
+    let mut args = Args::new(args, HELP);
+    while let Some(arg) = args.next()? {
+        match arg {
+            Arg::Help => return Ok(None),
+            Arg::Option("--at") => o.at.push(args.value()?.to_string()),
+            Arg::Option("--graph") => o.graph = Some(output_path(args.value()?, &["svg", "dot"])?),
+            Arg::Option("--steps") => o.steps = Some(output_path(args.value()?, &["svg"])?),
+            Arg::Option("--json") => o.json = true,
+            Arg::Option("--hessian") => o.hessian = true,
+            Arg::Option("--f32") => o.f32 = true,
+            Arg::Option(other) => return Err(args.unknown(other)),
+            // `-2*x` and `-x^2` are expressions (the parser leaves them positional).
+            Arg::Positional(expression) => set_expression(&mut o, expression)?,
         }
     }
     Ok(Some(o))

@@ -8,11 +8,14 @@ use std::process::ExitCode;
 
 mod bench;
 mod check;
+mod cli;
 mod firmware;
 mod fuzz;
 mod grad;
 mod json;
 mod mutants;
+mod svg;
+mod table;
 
 const HELP: &str = "\
 cargo xtask <task> [options]

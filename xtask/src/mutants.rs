@@ -16,6 +16,8 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::{Command, ExitCode, Stdio};
 
+use crate::cli::{shard, Arg, Args};
+
 /// The files holding the derivative and forward rules: the op table, the handles that apply the
 /// chain rule (one- and two-input, n-ary), the dual-number rules and the composite functions.
 /// Update when the tape is redesigned.
@@ -34,13 +36,13 @@ const EQUIVALENT: &str = "xtask/mutants-equivalent.txt";
 const HELP: &str = "\
 cargo xtask mutants [options]
 
-Mutation testing (cargo-mutants) of the core's derivative and forward rules: op.rs, dual.rs,
-dual_vec.rs, math.rs. The killer is the core's tests plus `cargo xtask check --quick`. Prints
-caught / missed / unviable / timeout counts, the score and the surviving mutants. Long: about a
-minute per mutant per job. Installs cargo-mutants if missing.
+Mutation testing (cargo-mutants) of the core's derivative and forward rules: op.rs, var.rs,
+var/nary.rs, dual.rs, dual_vec.rs, math.rs. The killer is the core's tests plus `cargo xtask
+check --quick`. Prints caught / missed / unviable / timeout counts, the score and the surviving
+mutants. Long: about a minute per mutant per job. Installs cargo-mutants if missing.
 
 Options:
-  --file PATH      mutate only this file (repeatable; default: all four)
+  --file PATH      mutate only this file (repeatable; default: all six)
   --jobs N         mutants built and tested in parallel (default 1)
   --timeout SECS   time limit per test run (default: cargo-mutants' own, from the baseline)
   --shard K/N      test only shard K of N (round-robin: an even sample of every file)
@@ -64,48 +66,32 @@ fn parse(args: &[String]) -> Result<Option<Options>, String> {
         shard: None,
         list: false,
     };
-    let mut it = args.iter();
-    while let Some(arg) = it.next() {
-        let mut value = |name: &str| {
-            it.next()
-                .cloned()
-                .ok_or_else(|| format!("`{name}` needs a value\n\n{HELP}"))
-        };
-        let positive = |s: String, name: &str| -> Result<u64, String> {
-            match s.parse::<u64>() {
-                Ok(n) if n > 0 => Ok(n),
-                _ => Err(format!("`{name}` expects a positive integer, got `{s}`")),
-            }
-        };
-        match arg.as_str() {
-            "-h" | "--help" => return Ok(None),
-            "--list" => o.list = true,
-            "--file" => {
-                let f = value("--file")?;
-                if !RULE_FILES.contains(&f.as_str()) {
+    let mut args = Args::new(args, HELP);
+    while let Some(arg) = args.next()? {
+        match arg {
+            Arg::Help => return Ok(None),
+            Arg::Option("--list") => o.list = true,
+            Arg::Option("--file") => {
+                let f = args.value()?;
+                if !RULE_FILES.contains(&f) {
                     return Err(format!(
                         "`--file {f}`: not one of the rule files: {}",
                         RULE_FILES.join(", ")
                     ));
                 }
-                o.files.push(f);
+                o.files.push(f.to_string());
             }
-            "--jobs" => {
-                o.jobs = u32::try_from(positive(value("--jobs")?, "--jobs")?)
+            Arg::Option("--jobs") => {
+                o.jobs = u32::try_from(args.positive()?)
                     .map_err(|_| "`--jobs` is too large".to_string())?;
             }
-            "--timeout" => o.timeout = Some(positive(value("--timeout")?, "--timeout")?),
-            "--shard" => {
-                let s = value("--shard")?;
-                let ok = s.split_once('/').is_some_and(|(k, n)| {
-                    matches!((k.parse::<u32>(), n.parse::<u32>()), (Ok(k), Ok(n)) if k < n)
-                });
-                if !ok {
-                    return Err(format!("`--shard` expects K/N with K < N, got `{s}`"));
-                }
-                o.shard = Some(s);
+            Arg::Option("--timeout") => o.timeout = Some(args.positive()?),
+            Arg::Option("--shard") => {
+                let s = args.value()?;
+                shard(s)?;
+                o.shard = Some(s.to_string());
             }
-            other => return Err(format!("unknown option `{other}`\n\n{HELP}")),
+            Arg::Option(other) | Arg::Positional(other) => return Err(args.unknown(other)),
         }
     }
     if o.files.is_empty() {

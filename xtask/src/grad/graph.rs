@@ -16,6 +16,7 @@ use std::fmt::Write as _;
 use autograd_expr::{backprop, Backprop, Expr, Op};
 
 use super::report::num;
+use crate::svg::{escape, Svg};
 
 /// The operations the result depends on, in evaluation order.
 fn reachable(f: &Expr) -> Vec<bool> {
@@ -200,13 +201,6 @@ fn layout(f: &Expr, used: &[bool]) -> (Vec<usize>, Vec<f64>) {
     (col, row)
 }
 
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
 /// The graph as a standalone SVG.
 pub fn svg(f: &Expr, x: &[f64], source: &str) -> String {
     let b: Backprop = backprop(f, x);
@@ -236,23 +230,30 @@ pub fn svg(f: &Expr, x: &[f64], source: &str) -> String {
         .map(|(n, v)| format!("{n} = {}", num(*v)))
         .collect();
 
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width:.0}\" height=\"{height:.0}\" \
-         viewBox=\"0 0 {width:.0} {height:.0}\" font-family=\"Helvetica, Arial, sans-serif\">\n\
-         <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n\
-         <defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" \
-         markerWidth=\"7\" markerHeight=\"7\" orient=\"auto\"><path d=\"M0,0 L10,5 L0,10 z\" \
-         fill=\"#555\"/></marker></defs>"
+    let mut svg = Svg::new(
+        width,
+        height,
+        "font-family=\"Helvetica, Arial, sans-serif\"",
     );
-    let _ = writeln!(
-        out,
-        "<text x=\"{MARGIN}\" y=\"24\" font-size=\"15\" font-weight=\"bold\">{}</text>\n\
-         <text x=\"{MARGIN}\" y=\"44\" font-size=\"12\" fill=\"#444\">at {}; grad = d(result)/d(node); \
-         edge labels: local partial d(user)/d(operand)</text>",
-        escape(&source.trim().replace('\n', "; ")),
-        escape(&point.join(", "))
+    svg.raw(
+        "<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" \
+         markerWidth=\"7\" markerHeight=\"7\" orient=\"auto\"><path d=\"M0,0 L10,5 L0,10 z\" \
+         fill=\"#555\"/></marker></defs>",
+    );
+    svg.text(
+        MARGIN,
+        24.0,
+        "font-size=\"15\" font-weight=\"bold\"",
+        &source.trim().replace('\n', "; "),
+    );
+    svg.text(
+        MARGIN,
+        44.0,
+        "font-size=\"12\" fill=\"#444\"",
+        &format!(
+            "at {}; grad = d(result)/d(node); edge labels: local partial d(user)/d(operand)",
+            point.join(", ")
+        ),
     );
     // Edges first, so boxes sit on top of them.
     for (a, i, k) in edges(f, &used) {
@@ -268,20 +269,19 @@ pub fn svg(f: &Expr, x: &[f64], source: &str) -> String {
         };
         let (x2, y2) = (ix, iy + BOX_H / 2.0 + dy);
         let mx = (x1 + x2) / 2.0;
-        let _ = writeln!(
-            out,
+        svg.raw(&format!(
             "<path d=\"M{x1:.1},{y1:.1} C{mx:.1},{y1:.1} {mx:.1},{y2:.1} {x2:.1},{y2:.1}\" \
              fill=\"none\" stroke=\"#555\" stroke-width=\"1.3\" marker-end=\"url(#arrow)\"/>"
-        );
+        ));
         let label = format!("∂ {}", short(b.partials[i][k]));
         // At the middle of the curve (where a cubic with these controls is at t = 1/2).
         let (lx, ly) = (mx, (y1 + y2) / 2.0 - 4.0);
-        let _ = writeln!(
-            out,
-            "<text x=\"{lx:.1}\" y=\"{ly:.1}\" font-size=\"11\" fill=\"#1a5fb4\" \
-             text-anchor=\"middle\" stroke=\"white\" stroke-width=\"3\" \
-             paint-order=\"stroke\">{}</text>",
-            escape(&label)
+        svg.text(
+            lx,
+            ly,
+            "font-size=\"11\" fill=\"#1a5fb4\" text-anchor=\"middle\" stroke=\"white\" \
+             stroke-width=\"3\" paint-order=\"stroke\"",
+            &label,
         );
     }
     for i in (0..used.len()).filter(|&i| used[i]) {
@@ -292,8 +292,7 @@ pub fn svg(f: &Expr, x: &[f64], source: &str) -> String {
             _ if i == f.root() => "#fdf0d5",
             _ => "#ffffff",
         };
-        let _ = writeln!(
-            out,
+        svg.raw(&format!(
             "<g><rect x=\"{bx:.1}\" y=\"{by:.1}\" width=\"{BOX_W}\" height=\"{BOX_H}\" rx=\"6\" \
              fill=\"{fill}\" stroke=\"#333\"/>\
              <line x1=\"{bx:.1}\" y1=\"{:.1}\" x2=\"{:.1}\" y2=\"{:.1}\" stroke=\"#bbb\"/>\
@@ -313,10 +312,9 @@ pub fn svg(f: &Expr, x: &[f64], source: &str) -> String {
             bx + 8.0,
             by + 51.0,
             short(b.grads[i]),
-        );
+        ));
     }
-    out.push_str("</svg>\n");
-    out
+    svg.finish()
 }
 
 #[cfg(test)]

@@ -6,28 +6,24 @@
 //! project uses (`central_step`) is marked with a dashed line and a circle, the best step found
 //! with a diamond.
 
-use std::fmt::Write as _;
-
 use super::compute::PointResult;
 use super::report::num;
+use crate::svg::{Frame, Svg};
 
 const W: f64 = 920.0;
 const H: f64 = 516.0;
-const LEFT: f64 = 80.0;
-const RIGHT: f64 = 640.0;
-const TOP: f64 = 76.0;
-const BOTTOM: f64 = 456.0;
+/// The plot area; the legend is right of it.
+const FRAME: Frame = Frame {
+    left: 80.0,
+    right: 640.0,
+    top: 76.0,
+    bottom: 456.0,
+};
 const COLORS: [&str; 8] = [
     "#1a5fb4", "#c01c28", "#26a269", "#e66100", "#613583", "#865e3c", "#1c71d8", "#5e5c64",
 ];
 /// Errors of exactly 0 are drawn at the bottom edge.
 const LOWEST: f64 = -18.0;
-
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-}
 
 /// The plot for every input at every point.
 pub fn svg(source: &str, names: &[String], results: &[PointResult]) -> String {
@@ -60,85 +56,92 @@ pub fn svg(source: &str, names: &[String], results: &[PointResult]) -> String {
     } else {
         (lo.floor().max(LOWEST), hi.ceil().max(lo.floor() + 2.0))
     };
-    let px = |h: f64| LEFT + (h.log10() + 15.0) / 14.0 * (RIGHT - LEFT);
+    let px = |h: f64| FRAME.left + (h.log10() + 15.0) / 14.0 * (FRAME.right - FRAME.left);
     let py = |e: f64| {
         let l = if e > 0.0 { e.log10().max(lo) } else { lo };
-        BOTTOM - (l - lo) / (hi - lo) * (BOTTOM - TOP)
+        FRAME.bottom - (l - lo) / (hi - lo) * (FRAME.bottom - FRAME.top)
     };
 
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{W}\" height=\"{H}\" \
-         viewBox=\"0 0 {W} {H}\" font-family=\"Helvetica, Arial, sans-serif\" font-size=\"12\">\n\
-         <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n\
-         <clipPath id=\"plot\"><rect x=\"{LEFT}\" y=\"{TOP}\" width=\"{}\" height=\"{}\"/></clipPath>\n\
-         <text x=\"{LEFT}\" y=\"24\" font-size=\"15\" font-weight=\"bold\">central-difference \
-         error against the step h: f = {}</text>\n\
-         <text x=\"{LEFT}\" y=\"44\" fill=\"#444\">dots: |(f(x+h) - f(x-h)) / 2h - reverse \
-         mode| at each step; dotted: the models truncation |f'''| h²/6 and round-off ε|f|/h;</text>\n\
-         <text x=\"{LEFT}\" y=\"60\" fill=\"#444\">dashed line and circle: the project's \
-         step cbrt(ε) max(1, |x|); diamond: the best step of the sweep</text>",
-        RIGHT - LEFT,
-        BOTTOM - TOP,
-        escape(&source.trim().replace('\n', "; "))
+    let frame = FRAME;
+    let mut svg = Svg::new(
+        W,
+        H,
+        "font-family=\"Helvetica, Arial, sans-serif\" font-size=\"12\"",
     );
-    // Grid and axes: a line per decade.
+    svg.raw(&format!(
+        "<clipPath id=\"plot\"><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>\
+         </clipPath>",
+        FRAME.left,
+        FRAME.top,
+        FRAME.right - FRAME.left,
+        FRAME.bottom - FRAME.top
+    ));
+    let title = source.trim().replace('\n', "; ");
+    let bold = "font-size=\"15\" font-weight=\"bold\"";
+    svg.text(
+        FRAME.left,
+        24.0,
+        bold,
+        &format!("central-difference error against the step h: f = {title}"),
+    );
+    svg.text(
+        FRAME.left,
+        44.0,
+        "fill=\"#444\"",
+        "dots: |(f(x+h) - f(x-h)) / 2h - reverse mode| at each step; dotted: the models \
+         truncation |f'''| h²/6 and round-off ε|f|/h;",
+    );
+    svg.text(
+        FRAME.left,
+        60.0,
+        "fill=\"#444\"",
+        "dashed line and circle: the project's step cbrt(ε) max(1, |x|); diamond: the best \
+         step of the sweep",
+    );
+    // Grid and axes: a line per decade; every other step labelled, so the labels do not collide.
     for d in -15..=-1 {
-        let x = px(10f64.powi(d));
-        let _ = writeln!(
-            out,
-            "<line x1=\"{x:.1}\" y1=\"{TOP}\" x2=\"{x:.1}\" y2=\"{BOTTOM}\" stroke=\"#eee\"/>"
-        );
-        // Every other decade labelled, so the labels do not collide.
-        if d % 2 != 0 {
-            let _ = writeln!(
-                out,
-                "<text x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"middle\">1e{d}</text>",
-                BOTTOM + 18.0
-            );
-        }
+        let label = (d % 2 != 0).then(|| format!("1e{d}"));
+        svg.vgrid(frame, px(10f64.powi(d)), "#eee", label.as_deref());
     }
     let step = if hi - lo > 12.0 { 2 } else { 1 };
     for d in (lo as i32..=hi as i32).step_by(step) {
-        let y = py(10f64.powi(d));
-        let _ = writeln!(
-            out,
-            "<line x1=\"{LEFT}\" y1=\"{y:.1}\" x2=\"{RIGHT}\" y2=\"{y:.1}\" stroke=\"#eee\"/>\
-             <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">1e{d}</text>",
-            LEFT - 6.0,
-            y + 4.0
-        );
+        svg.hgrid(frame, py(10f64.powi(d)), "#eee", Some(&format!("1e{d}")));
     }
-    let _ = writeln!(
-        out,
-        "<rect x=\"{LEFT}\" y=\"{TOP}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#333\"/>\n\
-         <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">step h</text>\n\
-         <text transform=\"translate(22 {:.1}) rotate(-90)\" text-anchor=\"middle\">absolute \
-         error (0 drawn at the bottom)</text>\n\
-         <text x=\"{:.1}\" y=\"{:.1}\" fill=\"#777\" text-anchor=\"end\">truncation ∝ h² →</text>\n\
-         <text x=\"{:.1}\" y=\"{:.1}\" fill=\"#777\">← round-off ∝ 1/h</text>",
-        RIGHT - LEFT,
-        BOTTOM - TOP,
-        (LEFT + RIGHT) / 2.0,
-        BOTTOM + 40.0,
-        (TOP + BOTTOM) / 2.0,
-        RIGHT - 8.0,
-        BOTTOM - 8.0,
-        LEFT + 8.0,
-        BOTTOM - 8.0,
+    svg.frame(frame, "#333");
+    svg.text(
+        (FRAME.left + FRAME.right) / 2.0,
+        FRAME.bottom + 40.0,
+        "text-anchor=\"middle\"",
+        "step h",
     );
-    out.push_str("<g clip-path=\"url(#plot)\">\n");
+    svg.raw(&format!(
+        "<text transform=\"translate(22 {:.1}) rotate(-90)\" text-anchor=\"middle\">absolute \
+         error (0 drawn at the bottom)</text>",
+        (FRAME.top + FRAME.bottom) / 2.0
+    ));
+    let grey = "fill=\"#777\"";
+    svg.text(
+        FRAME.right - 8.0,
+        FRAME.bottom - 8.0,
+        "fill=\"#777\" text-anchor=\"end\"",
+        "truncation ∝ h² →",
+    );
+    svg.text(
+        FRAME.left + 8.0,
+        FRAME.bottom - 8.0,
+        grey,
+        "← round-off ∝ 1/h",
+    );
+    svg.raw("<g clip-path=\"url(#plot)\">");
     for (k, (_, s)) in sweeps.iter().enumerate() {
         let color = COLORS[k % COLORS.len()];
-        let model = |g: &dyn Fn(f64) -> f64| -> String {
+        let model = |g: &dyn Fn(f64) -> f64| -> Vec<(f64, f64)> {
             (0..=56)
                 .map(|j| {
                     let h = 10f64.powf(-1.0 - j as f64 / 4.0);
-                    format!("{:.1},{:.1}", px(h), py(g(h)))
+                    (px(h), py(g(h)))
                 })
-                .collect::<Vec<_>>()
-                .join(" ")
+                .collect()
         };
         for (coef, g) in [
             (
@@ -148,11 +151,9 @@ pub fn svg(source: &str, names: &[String], results: &[PointResult]) -> String {
             (s.roundoff, &|h: f64| s.roundoff / h),
         ] {
             if coef > 0.0 && coef.is_finite() {
-                let _ = writeln!(
-                    out,
-                    "<polyline points=\"{}\" fill=\"none\" stroke=\"{color}\" \
-                     stroke-opacity=\"0.45\" stroke-dasharray=\"2 3\"/>",
-                    model(g)
+                svg.polyline(
+                    &model(g),
+                    &format!("stroke=\"{color}\" stroke-opacity=\"0.45\" stroke-dasharray=\"2 3\""),
                 );
             }
         }
@@ -162,59 +163,59 @@ pub fn svg(source: &str, names: &[String], results: &[PointResult]) -> String {
                 .filter(|(_, e)| e.is_finite())
                 .map(|(h, e)| (px(*h), py(*e)))
                 .collect();
-        let curve: Vec<String> = at.iter().map(|(x, y)| format!("{x:.1},{y:.1}")).collect();
         // A dot per step, joined faintly: in the round-off regime the error jumps from step to
         // step (sometimes to exactly 0), and dots show that cloud without a wall of spikes.
-        for (x, y) in &at {
-            let _ = write!(
-                out,
-                "<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"2.3\" fill=\"{color}\"/>"
-            );
+        for p in &at {
+            svg.circle(*p, 2.3, &format!("fill=\"{color}\""));
         }
+        svg.polyline(
+            &at,
+            &format!("stroke=\"{color}\" stroke-width=\"2\" stroke-opacity=\"0.3\""),
+        );
         let (dx, dy) = (px(s.default.0), py(s.default.1));
         let (bx, by) = (px(s.best.0), py(s.best.1));
-        let _ = writeln!(
-            out,
-            "\n<polyline points=\"{}\" fill=\"none\" stroke=\"{color}\" stroke-width=\"2\" \
-             stroke-opacity=\"0.3\"/>\n\
-             <line x1=\"{dx:.1}\" y1=\"{TOP}\" x2=\"{dx:.1}\" y2=\"{BOTTOM}\" stroke=\"{color}\" \
-             stroke-dasharray=\"6 4\"/>\n\
-             <circle cx=\"{dx:.1}\" cy=\"{dy:.1}\" r=\"5\" fill=\"white\" stroke=\"{color}\" \
-             stroke-width=\"2\"/>\n\
-             <path d=\"M{bx:.1},{:.1} l6,6 l-6,6 l-6,-6 z\" fill=\"{color}\"/>",
-            curve.join(" "),
-            by - 6.0
+        svg.line(
+            (dx, FRAME.top),
+            (dx, FRAME.bottom),
+            &format!("stroke=\"{color}\" stroke-dasharray=\"6 4\""),
         );
+        svg.circle(
+            (dx, dy),
+            5.0,
+            &format!("fill=\"white\" stroke=\"{color}\" stroke-width=\"2\""),
+        );
+        svg.raw(&format!(
+            "<path d=\"M{bx:.1},{:.1} l6,6 l-6,6 l-6,-6 z\" fill=\"{color}\"/>",
+            by - 6.0
+        ));
     }
-    out.push_str("</g>\n");
+    svg.raw("</g>");
     // Legend.
-    let mut y = TOP + 10.0;
+    let mut y = FRAME.top + 10.0;
+    let small = "fill=\"#444\" font-size=\"11\"";
     for (k, (label, s)) in sweeps.iter().enumerate() {
         let color = COLORS[k % COLORS.len()];
-        let _ = writeln!(
-            out,
-            "<line x1=\"{:.1}\" y1=\"{y:.1}\" x2=\"{:.1}\" y2=\"{y:.1}\" stroke=\"{color}\" \
-             stroke-width=\"2\"/><text x=\"{:.1}\" y=\"{:.1}\">{}</text>\n\
-             <text x=\"{:.1}\" y=\"{:.1}\" fill=\"#444\" font-size=\"11\">○ default h {}, error {}</text>\n\
-             <text x=\"{:.1}\" y=\"{:.1}\" fill=\"#444\" font-size=\"11\">◆ best h {}, error {}</text>",
-            RIGHT + 16.0,
-            RIGHT + 40.0,
-            RIGHT + 46.0,
-            y + 4.0,
-            escape(label),
-            RIGHT + 46.0,
-            y + 20.0,
-            format_h(s.default.0),
-            super::report::diff(s.default.1),
-            RIGHT + 46.0,
-            y + 36.0,
-            format_h(s.best.0),
-            super::report::diff(s.best.1),
+        svg.line(
+            (FRAME.right + 16.0, y),
+            (FRAME.right + 40.0, y),
+            &format!("stroke=\"{color}\" stroke-width=\"2\""),
         );
+        svg.text(FRAME.right + 46.0, y + 4.0, "", label);
+        let default = format!(
+            "○ default h {}, error {}",
+            format_h(s.default.0),
+            super::report::diff(s.default.1)
+        );
+        svg.text(FRAME.right + 46.0, y + 20.0, small, &default);
+        let best = format!(
+            "◆ best h {}, error {}",
+            format_h(s.best.0),
+            super::report::diff(s.best.1)
+        );
+        svg.text(FRAME.right + 46.0, y + 36.0, small, &best);
         y += 56.0;
     }
-    out.push_str("</svg>\n");
-    out
+    svg.finish()
 }
 
 fn format_h(h: f64) -> String {

@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 
 use super::compute::PointResult;
 use crate::json;
+use crate::table::Table;
 
 /// A number as a learner wants to read it: shortest round-trip digits (`10`, `-1.25`,
 /// `10.000000000065512`), exponent form only when very small or very large.
@@ -21,51 +22,6 @@ pub fn diff(v: f64) -> String {
         "0".into()
     } else {
         format!("{v:.1e}")
-    }
-}
-
-/// Columns right-aligned (numbers) or left-aligned (names), two spaces apart.
-struct Table {
-    header: Vec<String>,
-    left: Vec<bool>,
-    rows: Vec<Vec<String>>,
-}
-
-impl Table {
-    fn new(columns: &[(&str, bool)]) -> Self {
-        Table {
-            header: columns.iter().map(|(h, _)| h.to_string()).collect(),
-            left: columns.iter().map(|(_, l)| *l).collect(),
-            rows: Vec::new(),
-        }
-    }
-
-    fn render(&self, indent: &str) -> String {
-        let width = |c: usize| {
-            self.rows
-                .iter()
-                .map(|r| r[c].chars().count())
-                .chain([self.header[c].chars().count()])
-                .max()
-                .unwrap_or(0)
-        };
-        let widths: Vec<usize> = (0..self.header.len()).map(width).collect();
-        let mut out = String::new();
-        for row in [&self.header].into_iter().chain(&self.rows) {
-            let cells: Vec<String> = row
-                .iter()
-                .enumerate()
-                .map(|(c, s)| {
-                    if self.left[c] {
-                        format!("{s:<w$}", w = widths[c])
-                    } else {
-                        format!("{s:>w$}", w = widths[c])
-                    }
-                })
-                .collect();
-            let _ = writeln!(out, "{indent}{}", cells.join("  ").trim_end());
-        }
-        out
     }
 }
 
@@ -152,10 +108,10 @@ pub fn text(source: &str, read_as: &str, names: &[String], results: &[PointResul
                 row.push(num(f64::from(single.value)));
             }
             gradient_cells(r, 0, &mut row);
-            t.rows.push(row);
+            t.push(row);
         }
         let _ = writeln!(out, "{dname}:");
-        out.push_str(&t.render("  "));
+        out.push_str(&t.plain("  "));
     } else {
         for (p, r) in results.iter().enumerate() {
             let point: Vec<String> = names
@@ -173,9 +129,9 @@ pub fn text(source: &str, read_as: &str, names: &[String], results: &[PointResul
             for (i, name) in names.iter().enumerate() {
                 let mut row = vec![name.clone()];
                 gradient_cells(r, i, &mut row);
-                t.rows.push(row);
+                t.push(row);
             }
-            out.push_str(&t.render("  "));
+            out.push_str(&t.plain("  "));
             out.push('\n');
         }
     }
@@ -201,9 +157,9 @@ pub fn text(source: &str, read_as: &str, names: &[String], results: &[PointResul
             for i in 0..n {
                 let mut row = vec![names[i].clone()];
                 row.extend(h[i * n..(i + 1) * n].iter().map(|v| num(*v)));
-                t.rows.push(row);
+                t.push(row);
             }
-            out.push_str(&t.render("  "));
+            out.push_str(&t.plain("  "));
         }
     }
     out

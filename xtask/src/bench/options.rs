@@ -1,0 +1,101 @@
+//! The options of `cargo xtask bench`.
+
+use crate::cli::{Arg, Args};
+
+pub const HELP: &str = "\
+cargo xtask bench [--quick] [--wall-clock] [--no-run] [FILTER]
+cargo xtask bench --compile-time [--ops 1000,3000]
+
+Runs the autograd-bench criterion benchmarks, then prints medians and ratios and writes
+<target>/bench-report/summary.json and <target>/bench-report/time-vs-n.svg.
+
+Options:
+  --quick       short measurements and fewer sizes (about two minutes)
+  --wall-clock  time single-threaded benchmarks by the wall clock (default on Linux: the
+                thread's CPU time, robust on a shared machine; rayon is always wall clock)
+  --no-run      only report from the results already in <target>/criterion
+  FILTER        a criterion filter (regex over benchmark ids), e.g. 'moons'; a filtered run
+                does not rewrite autograd-bench/PERFORMANCE.md
+  --compile-time  instead: time the release build of generated straight-line functions of
+                --ops operations (default 1000,3000) for Var<f64> and Dual<f64>
+";
+
+/// What the command line asked for.
+#[derive(Debug, PartialEq)]
+pub struct Options {
+    pub quick: bool,
+    pub no_run: bool,
+    pub wall_clock: bool,
+    pub filter: Option<String>,
+    /// `--compile-time`, with the operation counts of `--ops`.
+    pub compile: bool,
+    pub ops: Vec<usize>,
+}
+
+/// The options, or `None` for `--help`.
+pub fn parse(args: &[String]) -> Result<Option<Options>, String> {
+    let mut o = Options {
+        quick: false,
+        no_run: false,
+        wall_clock: false,
+        filter: None,
+        compile: false,
+        ops: vec![1000, 3000],
+    };
+    let mut args = Args::new(args, HELP);
+    while let Some(arg) = args.next()? {
+        match arg {
+            Arg::Help => return Ok(None),
+            Arg::Option("--compile-time") => o.compile = true,
+            Arg::Option("--ops") => {
+                o.ops = args
+                    .value()
+                    .ok()
+                    .and_then(|v| v.split(',').map(|n| n.trim().parse().ok()).collect())
+                    .ok_or("--ops takes a comma-separated list of operation counts")?;
+            }
+            Arg::Option("--quick") => o.quick = true,
+            Arg::Option("--no-run") => o.no_run = true,
+            Arg::Option("--wall-clock") => o.wall_clock = true,
+            Arg::Option(other) => return Err(args.unknown(other)),
+            // A filter is a regex; one starting with `-` is more likely a mistyped option.
+            Arg::Positional(s) if s.starts_with('-') => return Err(args.unknown(s)),
+            Arg::Positional(s) if o.filter.is_none() => o.filter = Some(s.to_string()),
+            Arg::Positional(s) => {
+                return Err(format!("only one filter is accepted (got a second: `{s}`)"))
+            }
+        }
+    }
+    Ok(Some(o))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(v: &[&str]) -> Result<Option<Options>, String> {
+        parse(&v.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn options_and_mistakes() {
+        let o = parsed(&["--quick", "moons", "--no-run"]).unwrap().unwrap();
+        assert!(o.quick && o.no_run && !o.wall_clock && !o.compile);
+        assert_eq!(o.filter.as_deref(), Some("moons"));
+        let o = parsed(&["--compile-time", "--ops", "10, 20"])
+            .unwrap()
+            .unwrap();
+        assert_eq!((o.compile, o.ops), (true, vec![10, 20]));
+        assert_eq!(parsed(&["-h"]).unwrap(), None);
+        for bad in [
+            &["--ops"][..],
+            &["--ops", "1,x"],
+            &["a", "b"],
+            &["--frob"],
+            &["-x^2"],
+            &["--quick=1"],
+        ] {
+            assert!(parsed(bad).is_err(), "{bad:?}");
+        }
+    }
+}
