@@ -89,6 +89,8 @@ const SEED_ROUNDING: f32 = 64.0 * f32::EPSILON;
 /// forward mode (a dual number per input, the lesson's exercise 4), against the numbers the
 /// documents give or that follow from them by hand; and the seeds' own gradient checks against
 /// central differences.
+// Not inlined into `main`: its frame would stay on the stack under the XOR training that follows.
+#[inline(never)]
 pub fn seed_examples(tape: &mut DeviceTape, report: &mut Report) {
     let before = report.failed();
     let passed_before = report.passed();
