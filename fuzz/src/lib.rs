@@ -738,30 +738,7 @@ mod tests {
         for &op in Op::ALL {
             assert_eq!(exercised_by(op).is_empty(), op == Op::Leaf, "{op:?}");
         }
-        let unary = [
-            Unary::Neg,
-            Unary::Exp,
-            Unary::Ln,
-            Unary::Sqrt,
-            Unary::Sin,
-            Unary::Cos,
-            Unary::Tan,
-            Unary::Tanh,
-            Unary::Sigmoid,
-            Unary::Relu,
-            Unary::Abs,
-            Unary::Softplus,
-            Unary::Square,
-        ];
-        let binary = [
-            Binary::Add,
-            Binary::Sub,
-            Binary::Mul,
-            Binary::Div,
-            Binary::Pow,
-            Binary::Max,
-            Binary::Min,
-        ];
+        let (unary, binary) = (Unary::ALL, Binary::ALL);
         let with_const = [
             WithConst::AddC,
             WithConst::CAdd,

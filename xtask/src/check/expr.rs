@@ -291,6 +291,24 @@ pub fn random_expr(rng: &mut Rng, inputs: usize, depth: usize) -> Expr {
     }
 }
 
+/// A random case: a tree over 1 to `inputs` inputs of depth 1 to `depth` (both drawn) and at most
+/// `size` operations (drawn again until it fits), and a point with coordinates uniform in
+/// `range`.
+pub fn random_case(
+    rng: &mut Rng,
+    [inputs, depth, size]: [usize; 3],
+    range: (f64, f64),
+) -> (Expr, Vec<f64>) {
+    let inputs = 1 + rng.below(inputs);
+    let depth = 1 + rng.below(depth);
+    let mut e = random_expr(rng, inputs, depth);
+    while e.size() > size {
+        e = random_expr(rng, inputs, depth);
+    }
+    let x = (0..inputs).map(|_| rng.uniform(range.0, range.1)).collect();
+    (e, x)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

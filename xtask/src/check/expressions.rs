@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use super::expr::{random_expr, Expr, ExprFn, Rng};
+use super::expr::{random_case, Expr, ExprFn, Rng};
 use super::judge::{gradient_case, CheckScalar};
 use super::{Case, Options, Suite};
 
@@ -12,13 +12,7 @@ pub fn cases(o: &Options) -> Vec<Case> {
     let mut rng = Rng::new(o.seed ^ 0x6578_7072);
     (0..o.cases)
         .map(|k| {
-            let inputs = 1 + rng.below(8);
-            let depth = 1 + rng.below(8);
-            let mut e = random_expr(&mut rng, inputs, depth);
-            while e.size() > 400 {
-                e = random_expr(&mut rng, inputs, depth);
-            }
-            let x: Vec<f64> = (0..inputs).map(|_| rng.uniform(-2.0, 2.0)).collect();
+            let (e, x) = random_case(&mut rng, [8, 8, 400], (-2.0, 2.0));
             let e = Arc::new(e);
             if k % 4 == 3 {
                 expr_case::<f32>(Suite::Expressions, format!("expr #{k} f32"), e, x)

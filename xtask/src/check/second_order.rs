@@ -8,7 +8,7 @@ use autograd_core::{
     Tolerance,
 };
 
-use super::expr::{random_expr, ExprFn, Rng};
+use super::expr::{random_case, ExprFn, Rng};
 use super::judge::{
     extrapolate, fmt_vec, judge, judge_fd, scaled, step, CheckScalar, Estimate, Verdict,
 };
@@ -187,14 +187,8 @@ pub fn cases(o: &Options) -> Vec<Case> {
     }
     let count = (o.cases / 4).max(10);
     for k in 0..count {
-        let inputs = 1 + rng.below(4);
-        let depth = 1 + rng.below(6);
-        let mut e = random_expr(&mut rng, inputs, depth);
-        while e.size() > 200 {
-            e = random_expr(&mut rng, inputs, depth);
-        }
-        let x: Vec<f64> = (0..inputs).map(|_| rng.uniform(-1.5, 1.5)).collect();
-        let v: Vec<f64> = (0..inputs).map(|_| rng.uniform(-1.0, 1.0)).collect();
+        let (e, x) = random_case(&mut rng, [4, 6, 200], (-1.5, 1.5));
+        let v: Vec<f64> = (0..x.len()).map(|_| rng.uniform(-1.0, 1.0)).collect();
         let (formula, kink) = (e.to_string(), e.kink_distance(&x));
         let f = ExprFn(e);
         cases.push(hessian_case(
