@@ -8,16 +8,9 @@ pub fn point(n: usize) -> Vec<f64> {
     (0..n).map(|i| 0.5 + 0.01 * i as f64).collect()
 }
 
-/// Rosenbrock: `sum_{i<n-1} 100 (x_{i+1} - x_i^2)^2 + (1 - x_i)^2` (arithmetic only).
-#[inline]
-pub fn rosenbrock<T: Number>(x: &[T]) -> T {
-    let mut sum = T::zero();
-    for w in x.windows(2) {
-        let (a, b) = (w[0], w[1]);
-        sum = sum + T::from_f64(100.0) * (b - a * a).square() + (T::one() - a).square();
-    }
-    sum
-}
+/// Rosenbrock, `sum_{i<n-1} 100 (x_{i+1} - x_i^2)^2 + (1 - x_i)^2` (arithmetic only): the core's
+/// testkit's, the same function the core's tests and `cargo xtask check` differentiate.
+pub use autograd_core::testkit::rosenbrock;
 
 /// A function dominated by transcendental calls:
 /// `sum_{i<n-1} sin(x_i) exp(cos(x_{i+1})) + tanh(x_i x_{i+1})`.

@@ -67,6 +67,8 @@ mod number;
 mod op;
 mod scalar;
 mod tape;
+#[cfg(feature = "testkit")]
+pub mod testkit;
 mod var;
 
 pub use anomaly::{Anomaly, AnomalyInput, AnomalyKind, BackwardError};

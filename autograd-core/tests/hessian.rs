@@ -2,13 +2,11 @@
 //! reverse and by forward over forward; Hessian-vector products equal `H · v`; every operation's
 //! second derivative against the hand-derived one.
 
+use autograd_core::testkit::{rosenbrock, rosenbrock_gradient, rosenbrock_hessian, Rosenbrock};
 use autograd_core::{
     compare, hessian, hessian_forward, hessian_vec, hessian_vector_product, DiffError, Dual,
     DualVec, Function, Number, Tape, Tolerance,
 };
-
-mod common;
-use common::{rosenbrock, rosenbrock_gradient, rosenbrock_hessian, Rosenbrock};
 
 const POINTS: [[f64; 5]; 4] = [
     [1.0, 1.0, 1.0, 1.0, 1.0],

@@ -298,8 +298,7 @@ fn saturating_functions_have_finite_derivatives_in_every_mode() {
     }
 }
 
-mod common;
-use common::{rosenbrock, rosenbrock_gradient, Rosenbrock};
+use autograd_core::testkit::{rosenbrock, rosenbrock_gradient, Rosenbrock};
 
 /// The minimum (gradient 0), the classic start, the benchmark point and a scattered point;
 /// entries past `n` are 0.

@@ -93,37 +93,9 @@ impl Value {
     }
 }
 
-/// One-input operations.
-#[derive(Arbitrary, Debug, Clone, Copy, PartialEq, Eq)]
-#[allow(missing_docs)]
-pub enum Unary {
-    Neg,
-    Exp,
-    Ln,
-    Sqrt,
-    Sin,
-    Cos,
-    Tan,
-    Tanh,
-    Sigmoid,
-    Relu,
-    Abs,
-    Softplus,
-    Square,
-}
-
-/// Two-input operations.
-#[derive(Arbitrary, Debug, Clone, Copy, PartialEq, Eq)]
-#[allow(missing_docs)]
-pub enum Binary {
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Pow,
-    Max,
-    Min,
-}
+/// One-input and two-input operations: the core's testkit, with `Arbitrary` (its `arbitrary`
+/// feature) decoding as a derive here would.
+pub use autograd_core::testkit::{Binary, Unary};
 
 /// Operations with a constant operand (`AddC` is `x + c`, `CAdd` is `c + x`, ...; the last
 /// three are `Number`'s `x.mul_f64(c)`, `x.add_f64(c)` and `x.rsub_f64(c) = c - x`).
@@ -364,36 +336,8 @@ pub fn run_prefix<T: Number>(p: &Program, inputs: &[T], n: usize) -> Vec<T> {
 pub fn step<T: Number>(slots: &[T], instr: &Instr) -> T {
     let at = |i: u8| slots[i as usize % slots.len()];
     match *instr {
-        Instr::Unary(op, a) => {
-            let x = at(a);
-            match op {
-                Unary::Neg => -x,
-                Unary::Exp => x.exp(),
-                Unary::Ln => x.ln(),
-                Unary::Sqrt => x.sqrt(),
-                Unary::Sin => x.sin(),
-                Unary::Cos => x.cos(),
-                Unary::Tan => x.tan(),
-                Unary::Tanh => x.tanh(),
-                Unary::Sigmoid => x.sigmoid(),
-                Unary::Relu => x.relu(),
-                Unary::Abs => x.abs(),
-                Unary::Softplus => x.softplus(),
-                Unary::Square => x.square(),
-            }
-        }
-        Instr::Binary(op, a, b) => {
-            let (x, y) = (at(a), at(b));
-            match op {
-                Binary::Add => x + y,
-                Binary::Sub => x - y,
-                Binary::Mul => x * y,
-                Binary::Div => x / y,
-                Binary::Pow => x.pow(y),
-                Binary::Max => x.max(y),
-                Binary::Min => x.min(y),
-            }
-        }
+        Instr::Unary(op, a) => op.apply(at(a)),
+        Instr::Binary(op, a, b) => op.apply(at(a), at(b)),
         Instr::Const(op, a, c) => {
             let x = at(a);
             let cf = c.get();
@@ -794,30 +738,7 @@ mod tests {
         for &op in Op::ALL {
             assert_eq!(exercised_by(op).is_empty(), op == Op::Leaf, "{op:?}");
         }
-        let unary = [
-            Unary::Neg,
-            Unary::Exp,
-            Unary::Ln,
-            Unary::Sqrt,
-            Unary::Sin,
-            Unary::Cos,
-            Unary::Tan,
-            Unary::Tanh,
-            Unary::Sigmoid,
-            Unary::Relu,
-            Unary::Abs,
-            Unary::Softplus,
-            Unary::Square,
-        ];
-        let binary = [
-            Binary::Add,
-            Binary::Sub,
-            Binary::Mul,
-            Binary::Div,
-            Binary::Pow,
-            Binary::Max,
-            Binary::Min,
-        ];
+        let (unary, binary) = (Unary::ALL, Binary::ALL);
         let with_const = [
             WithConst::AddC,
             WithConst::CAdd,

@@ -38,10 +38,13 @@
 
 mod closed_form;
 mod expr;
+mod expressions;
 mod judge;
+mod nn;
 mod ops;
 mod report;
 mod second_order;
+mod seeds;
 mod selftest;
 mod suites;
 

@@ -3,123 +3,12 @@
 
 use std::fmt;
 
-use autograd_core::Number;
+pub use autograd_core::testkit::{Binary, Unary};
+use autograd_core::{Function, Number};
 
-/// Operations with one argument.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Unary {
-    Neg,
-    Exp,
-    Ln,
-    Sqrt,
-    Sin,
-    Cos,
-    Tan,
-    Tanh,
-    Sigmoid,
-    Relu,
-    Abs,
-    Softplus,
-}
-
-impl Unary {
-    pub const ALL: [Unary; 12] = [
-        Unary::Neg,
-        Unary::Exp,
-        Unary::Ln,
-        Unary::Sqrt,
-        Unary::Sin,
-        Unary::Cos,
-        Unary::Tan,
-        Unary::Tanh,
-        Unary::Sigmoid,
-        Unary::Relu,
-        Unary::Abs,
-        Unary::Softplus,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Unary::Neg => "neg",
-            Unary::Exp => "exp",
-            Unary::Ln => "ln",
-            Unary::Sqrt => "sqrt",
-            Unary::Sin => "sin",
-            Unary::Cos => "cos",
-            Unary::Tan => "tan",
-            Unary::Tanh => "tanh",
-            Unary::Sigmoid => "sigmoid",
-            Unary::Relu => "relu",
-            Unary::Abs => "abs",
-            Unary::Softplus => "softplus",
-        }
-    }
-
-    fn apply<T: Number>(self, x: T) -> T {
-        match self {
-            Unary::Neg => -x,
-            Unary::Exp => x.exp(),
-            Unary::Ln => x.ln(),
-            Unary::Sqrt => x.sqrt(),
-            Unary::Sin => x.sin(),
-            Unary::Cos => x.cos(),
-            Unary::Tan => x.tan(),
-            Unary::Tanh => x.tanh(),
-            Unary::Sigmoid => x.sigmoid(),
-            Unary::Relu => x.relu(),
-            Unary::Abs => x.abs(),
-            Unary::Softplus => x.softplus(),
-        }
-    }
-}
-
-/// Operations with two arguments.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Binary {
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Pow,
-    Max,
-    Min,
-}
-
-impl Binary {
-    pub const ALL: [Binary; 7] = [
-        Binary::Add,
-        Binary::Sub,
-        Binary::Mul,
-        Binary::Div,
-        Binary::Pow,
-        Binary::Max,
-        Binary::Min,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Binary::Add => "+",
-            Binary::Sub => "-",
-            Binary::Mul => "*",
-            Binary::Div => "/",
-            Binary::Pow => "pow",
-            Binary::Max => "max",
-            Binary::Min => "min",
-        }
-    }
-
-    fn apply<T: Number>(self, a: T, b: T) -> T {
-        match self {
-            Binary::Add => a + b,
-            Binary::Sub => a - b,
-            Binary::Mul => a * b,
-            Binary::Div => a / b,
-            Binary::Pow => a.pow(b),
-            Binary::Max => a.max(b),
-            Binary::Min => a.min(b),
-        }
-    }
-}
+/// The one-argument operations the generator draws from: all but `Square`, which has its own
+/// node ([`Expr::Square`]; drawing it would also change every seed's expressions).
+const DRAWN_UNARY: &[Unary] = Unary::ALL.split_at(12).0;
 
 /// An expression over inputs `x0, x1, ...`.
 #[derive(Clone, Debug, PartialEq)]
@@ -267,6 +156,15 @@ impl Expr {
     }
 }
 
+/// An expression as a [`Function`].
+pub struct ExprFn(pub Expr);
+
+impl Function for ExprFn {
+    fn eval<T: Number>(&self, x: &[T]) -> T {
+        self.0.eval(x)
+    }
+}
+
 impl fmt::Display for Expr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -361,7 +259,7 @@ pub fn random_expr(rng: &mut Rng, inputs: usize, depth: usize) -> Expr {
     let positive = |e: Expr| Expr::bin(Binary::Add, Expr::un(Unary::Softplus, e), Expr::Const(0.1));
     match rng.below(18) {
         0..=5 => {
-            let op = Unary::ALL[rng.below(Unary::ALL.len())];
+            let op = DRAWN_UNARY[rng.below(DRAWN_UNARY.len())];
             let a = sub(rng);
             match op {
                 Unary::Ln | Unary::Sqrt => Expr::un(op, positive(a)),
@@ -391,6 +289,24 @@ pub fn random_expr(rng: &mut Rng, inputs: usize, depth: usize) -> Expr {
             Expr::Sum((0..n).map(|_| sub(rng)).collect())
         }
     }
+}
+
+/// A random case: a tree over 1 to `inputs` inputs of depth 1 to `depth` (both drawn) and at most
+/// `size` operations (drawn again until it fits), and a point with coordinates uniform in
+/// `range`.
+pub fn random_case(
+    rng: &mut Rng,
+    [inputs, depth, size]: [usize; 3],
+    range: (f64, f64),
+) -> (Expr, Vec<f64>) {
+    let inputs = 1 + rng.below(inputs);
+    let depth = 1 + rng.below(depth);
+    let mut e = random_expr(rng, inputs, depth);
+    while e.size() > size {
+        e = random_expr(rng, inputs, depth);
+    }
+    let x = (0..inputs).map(|_| rng.uniform(range.0, range.1)).collect();
+    (e, x)
 }
 
 #[cfg(test)]

@@ -2,32 +2,38 @@
 //! Hessian-vector product against H v, and the Hessian against Richardson-extrapolated
 //! differences of reverse-mode gradients.
 
-use std::sync::Arc;
-
+use autograd_core::testkit::Rosenbrock;
 use autograd_core::{
     gradient_reverse, hessian, hessian_forward, hessian_vector_product, Dual, Function, Tape,
     Tolerance,
 };
 
-use super::expr::{random_expr, Binary, Expr, Rng};
+use super::expr::{random_case, ExprFn, Rng};
 use super::judge::{
     extrapolate, fmt_vec, judge, judge_fd, scaled, step, CheckScalar, Estimate, Verdict,
 };
-use super::suites::ExprFn;
 use super::{Case, Options, Outcome, Skip, Suite};
 
 const HESSIAN_TAPE: usize = 1 << 12;
 
 /// Hessian by forward over reverse, against forward over forward (tight) and central differences
 /// of reverse-mode gradients (loose); one HVP against H v.
-fn hessian_case(name: String, e: Arc<Expr>, x: Vec<f64>, v: Vec<f64>) -> Case {
+/// `formula` names the function in a failure; `kink_distance` is its distance from the nearest
+/// kink at `x` (`Expr::kink_distance`).
+fn hessian_case<F: Function + Send + Sync + 'static>(
+    name: String,
+    f: F,
+    formula: impl Fn() -> String + Send + Sync + 'static,
+    kink_distance: f64,
+    x: Vec<f64>,
+    v: Vec<f64>,
+) -> Case {
     Case {
         suite: Suite::SecondOrder,
         name: name.clone(),
         run: Box::new(move || {
             let n = x.len();
-            let f = ExprFn((*e).clone());
-            let describe = || format!("{name}: f(x) = {e} at x = {}", fmt_vec(&x));
+            let describe = || format!("{name}: f(x) = {} at x = {}", formula(), fmt_vec(&x));
             // The plain value is the reference: where it is not finite the point is outside the
             // function's domain.
             let plain: f64 = f.eval(&x);
@@ -103,7 +109,7 @@ fn hessian_case(name: String, e: Arc<Expr>, x: Vec<f64>, v: Vec<f64>) -> Case {
                 Verdict::ReferenceNonFinite => return Outcome::skipped(Skip::ReferenceNonFinite),
             }
             // Central differences of reverse-mode gradients, column by column.
-            if e.kink_distance(&x) < 1e-3 {
+            if kink_distance < 1e-3 {
                 outcome.fd_skipped = Some(Skip::NearKink);
                 return outcome;
             }
@@ -162,38 +168,18 @@ fn hessian_case(name: String, e: Arc<Expr>, x: Vec<f64>, v: Vec<f64>) -> Case {
     }
 }
 
-/// Rosenbrock in `n` inputs.
-fn rosenbrock_expr(n: usize) -> Expr {
-    Expr::Sum(
-        (0..n - 1)
-            .map(|i| {
-                let a = Expr::bin(
-                    Binary::Sub,
-                    Expr::x(i + 1),
-                    Expr::Powi(Box::new(Expr::x(i)), 2),
-                );
-                let b = Expr::bin(Binary::Sub, Expr::Const(1.0), Expr::x(i));
-                Expr::bin(
-                    Binary::Add,
-                    Expr::bin(Binary::Mul, Expr::Const(100.0), Expr::Powi(Box::new(a), 2)),
-                    Expr::Powi(Box::new(b), 2),
-                )
-            })
-            .collect(),
-    )
-}
-
 pub fn cases(o: &Options) -> Vec<Case> {
     let mut rng = Rng::new(o.seed ^ 0x6865_7373);
     let mut cases = Vec::new();
     for n in 2..=5 {
-        let e = Arc::new(rosenbrock_expr(n));
         for k in 0..3 {
             let x: Vec<f64> = (0..n).map(|_| rng.uniform(-1.5, 1.5)).collect();
             let v: Vec<f64> = (0..n).map(|_| rng.uniform(-1.0, 1.0)).collect();
             cases.push(hessian_case(
                 format!("rosenbrock n={n} #{k}"),
-                e.clone(),
+                Rosenbrock,
+                || "rosenbrock(x)".to_string(),
+                f64::INFINITY,
                 x,
                 v,
             ));
@@ -201,15 +187,18 @@ pub fn cases(o: &Options) -> Vec<Case> {
     }
     let count = (o.cases / 4).max(10);
     for k in 0..count {
-        let inputs = 1 + rng.below(4);
-        let depth = 1 + rng.below(6);
-        let mut e = random_expr(&mut rng, inputs, depth);
-        while e.size() > 200 {
-            e = random_expr(&mut rng, inputs, depth);
-        }
-        let x: Vec<f64> = (0..inputs).map(|_| rng.uniform(-1.5, 1.5)).collect();
-        let v: Vec<f64> = (0..inputs).map(|_| rng.uniform(-1.0, 1.0)).collect();
-        cases.push(hessian_case(format!("expr #{k}"), Arc::new(e), x, v));
+        let (e, x) = random_case(&mut rng, [4, 6, 200], (-1.5, 1.5));
+        let v: Vec<f64> = (0..x.len()).map(|_| rng.uniform(-1.0, 1.0)).collect();
+        let (formula, kink) = (e.to_string(), e.kink_distance(&x));
+        let f = ExprFn(e);
+        cases.push(hessian_case(
+            format!("expr #{k}"),
+            f,
+            move || formula.clone(),
+            kink,
+            x,
+            v,
+        ));
     }
     cases
 }

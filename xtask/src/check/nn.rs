@@ -1,0 +1,165 @@
+//! The `nn` suite: the losses of small MLPs (autograd-nn) as functions of their parameters, for
+//! every hidden activation and loss, reverse mode against forward mode and differences.
+
+use autograd_core::{Function, Number};
+use autograd_nn::data::Sample;
+use autograd_nn::{
+    Activation, BceWithLogits, Hinge, Init, Loss, Mlp, Objective, Rng as NnRng,
+    SoftmaxCrossEntropy, SquaredError,
+};
+
+use super::expr::Rng;
+use super::judge::gradient_case;
+use super::{Case, Options, Outcome, Suite};
+
+/// A loss of a small MLP as a function of its parameters.
+struct NetLoss<L, const D: usize> {
+    objective: Objective<L, D>,
+    batch: Vec<Sample<2>>,
+}
+
+impl<L: Loss, const D: usize> Function for NetLoss<L, D> {
+    fn eval<T: Number>(&self, params: &[T]) -> T {
+        // Shapes are fixed by construction below; an error would be a bug in this suite, and
+        // NaN makes the case fail loudly rather than pass.
+        self.objective
+            .evaluate(params, &self.batch)
+            .unwrap_or_else(|_| T::from_f64(f64::NAN))
+    }
+}
+
+fn net_case<L: Loss + Copy + Send + Sync + 'static, const D: usize>(
+    name: String,
+    objective: Objective<L, D>,
+    batch: Vec<Sample<2>>,
+    seed: u64,
+) -> Case {
+    Case {
+        suite: Suite::Nn,
+        name: name.clone(),
+        run: Box::new(move || {
+            let mut params = vec![0.0_f64; objective.model.param_count()];
+            if let Err(e) = objective
+                .model
+                .init(&mut params, Init::Uniform, &mut NnRng::new(seed))
+            {
+                return Outcome::failure(format!("{name}: {e}"));
+            }
+            let f = NetLoss {
+                objective,
+                batch: batch.clone(),
+            };
+            let kink = kink_margin(&objective, &params, &batch);
+            gradient_case::<f64, _>(&f, &params, kink, None, &|| name.clone())
+        }),
+    }
+}
+
+/// How close the network is to a kink, in parameter units: the smallest |pre-activation| of a
+/// relu-like hidden neuron, and for the hinge loss the smallest |1 - y s|, each divided by
+/// `1 + sum |inputs|` of that neuron (a parameter step `h` moves its pre-activation by about
+/// `h (1 + sum |inputs|)`). Infinite for smooth networks and losses. A heuristic bound, used
+/// only to decide whether central differences straddle a kink.
+fn kink_margin<L: Loss, const D: usize>(
+    objective: &Objective<L, D>,
+    params: &[f64],
+    batch: &[Sample<2>],
+) -> f64 {
+    let model = objective.model;
+    let sizes = model.sizes();
+    let kinky_hidden = matches!(
+        model.hidden_activation(),
+        Activation::Relu | Activation::LeakyRelu(_)
+    );
+    let hinge = core::any::type_name::<L>().ends_with("Hinge");
+    let mut margin = f64::INFINITY;
+    for s in batch {
+        let mut x: Vec<f64> = s.x.to_vec();
+        let mut offset = 0;
+        for l in 0..D - 1 {
+            let (n_in, n_out) = (sizes[l], sizes[l + 1]);
+            let last = l + 2 == D;
+            let act = if last {
+                model.output_activation()
+            } else {
+                model.hidden_activation()
+            };
+            let scale = 1.0 + x.iter().map(|v| v.abs()).sum::<f64>();
+            let mut y = Vec::with_capacity(n_out);
+            for _ in 0..n_out {
+                let w = &params[offset..offset + n_in];
+                let z = params[offset + n_in] + w.iter().zip(&x).map(|(a, b)| a * b).sum::<f64>();
+                if !last && kinky_hidden {
+                    margin = margin.min(z.abs() / scale);
+                }
+                if last && hinge {
+                    let label = if s.y > 0.0 { 1.0 } else { -1.0 };
+                    margin = margin.min((1.0 - label * z).abs() / scale);
+                }
+                y.push(act.apply(z));
+                offset += n_in + 1;
+            }
+            x = y;
+        }
+    }
+    margin
+}
+
+pub fn cases(o: &Options) -> Vec<Case> {
+    let mut rng = Rng::new(o.seed ^ 0x6e6e);
+    let seeds_per_net = if o.quick { 2 } else { 8 };
+    let acts = [
+        ("tanh", Activation::Tanh),
+        ("relu", Activation::Relu),
+        ("sigmoid", Activation::Sigmoid),
+        ("leaky_relu", Activation::LeakyRelu(0.1)),
+    ];
+    let mut batch = |n: usize, classes: usize| -> Vec<Sample<2>> {
+        (0..n)
+            .map(|_| Sample {
+                x: [rng.uniform(-2.0, 2.0), rng.uniform(-2.0, 2.0)],
+                y: rng.below(classes) as f64,
+            })
+            .collect()
+    };
+    let mut cases = Vec::new();
+    for k in 0..seeds_per_net {
+        let seed = o.seed.wrapping_mul(1000) + k as u64;
+        for (an, act) in acts {
+            let net = Mlp::new([2, 4, 3, 1], act, Activation::Linear);
+            let regression: Vec<Sample<2>> = batch(6, 2)
+                .into_iter()
+                .map(|s| Sample {
+                    y: s.x[0] * s.x[1],
+                    ..s
+                })
+                .collect();
+            cases.push(net_case(
+                format!("[2,4,3,1] {an} squared error #{k}"),
+                Objective::new(net, SquaredError),
+                regression,
+                seed,
+            ));
+            cases.push(net_case(
+                format!("[2,4,3,1] {an} hinge + 1e-4 L2 #{k}"),
+                Objective::new(net, Hinge).with_l2(1e-4),
+                batch(6, 2),
+                seed,
+            ));
+            cases.push(net_case(
+                format!("[2,4,3,1] {an} BCE with logits #{k}"),
+                Objective::new(net, BceWithLogits),
+                batch(6, 2),
+                seed,
+            ));
+            let net3 = Mlp::new([2, 5, 3], act, Activation::Linear);
+            cases.push(net_case(
+                format!("[2,5,3] {an} softmax cross-entropy #{k}"),
+                Objective::new(net3, SoftmaxCrossEntropy).with_l2(1e-3),
+                batch(6, 3),
+                seed,
+            ));
+        }
+    }
+    cases
+}
