@@ -128,9 +128,9 @@ pub fn loss<T: Number>(p: &[T], inputs: &[[T; 2]], labels: &[f64]) -> T {
     let mut data = T::zero();
     for (x, y) in inputs.iter().zip(labels) {
         let score = mlp(p, *x);
-        data = data + (T::one() + T::from_f64(-y) * score).relu();
+        data += (T::one() + T::from_f64(-y) * score).relu();
     }
-    data = data * T::from_f64(1.0 / inputs.len() as f64);
+    data *= T::from_f64(1.0 / inputs.len() as f64);
     // sum p_i^2, summed from 0 in order (`Number::dot`: one statement on a tape).
     let reg = T::dot(p, p);
     data + T::from_f64(ALPHA) * reg

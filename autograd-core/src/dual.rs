@@ -505,6 +505,27 @@ macro_rules! dual_rules {
                 Self::constant(S::ZERO)
             }
         }
+
+        impl<$($gen)*> core::iter::Sum for $T {
+            fn sum<I: Iterator<Item = Self>>(iter: I) -> Self {
+                iter.fold(Self::constant(S::ZERO), |a, b| a + b)
+            }
+        }
+        impl<'a, $($gen)*> core::iter::Sum<&'a $T> for $T {
+            fn sum<I: Iterator<Item = &'a Self>>(iter: I) -> Self {
+                iter.fold(Self::constant(S::ZERO), |a, b| a + *b)
+            }
+        }
+        impl<$($gen)*> core::iter::Product for $T {
+            fn product<I: Iterator<Item = Self>>(iter: I) -> Self {
+                iter.fold(Self::constant(S::ONE), |a, b| a * b)
+            }
+        }
+        impl<'a, $($gen)*> core::iter::Product<&'a $T> for $T {
+            fn product<I: Iterator<Item = &'a Self>>(iter: I) -> Self {
+                iter.fold(Self::constant(S::ONE), |a, b| a * *b)
+            }
+        }
     };
 }
 

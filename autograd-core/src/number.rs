@@ -1,7 +1,8 @@
 //! [`Number`]: the one trait a function is written against to be evaluated plainly and
 //! differentiated in every mode.
 
-use core::ops::{Add, Div, Mul, Neg, Sub};
+use core::iter::{Product, Sum};
+use core::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Sub, SubAssign};
 
 /// Everything a differentiable function may do with its arguments.
 ///
@@ -34,6 +35,16 @@ pub trait Number:
     + Mul<Output = Self>
     + Div<Output = Self>
     + Neg<Output = Self>
+    + AddAssign
+    + SubAssign
+    + MulAssign
+    + DivAssign
+    + PartialEq
+    + PartialOrd
+    + Sum
+    + Product
+    + for<'a> Sum<&'a Self>
+    + for<'a> Product<&'a Self>
 {
     /// A constant (rounded to the nearest `f32` where the scalar is `f32`).
     fn from_f64(c: f64) -> Self;
@@ -111,7 +122,9 @@ pub trait Number:
     fn mul_add(self, a: Self, b: Self) -> Self {
         self * a + b
     }
-    /// `xs[0] + xs[1] + ...` (0 for an empty slice; one statement on a tape).
+    /// `xs[0] + xs[1] + ...` (0 for an empty slice; one statement on a tape, where
+    /// `xs.iter().sum()` is a fold of `+`). In generic code `T::sum` also names
+    /// [`Iterator::sum`]'s trait method: write `Number::sum(&xs)`.
     #[inline]
     fn sum(xs: &[Self]) -> Self {
         xs.iter().fold(Self::zero(), |s, x| s + *x)

@@ -145,3 +145,114 @@ fn capacity_errors_say_how_many_slots_were_needed() {
         })
     );
 }
+
+#[test]
+fn graphviz_shows_operations_operand_order_and_compact_numbers() -> Result<(), TapeError> {
+    // The seeds' neuron, tanh(x1 w1 + x2 w2 + b), and a leaf whose value would print with
+    // 301 digits.
+    let tape = Tape::<f64, 32>::new();
+    let (x1, x2, w1, w2) = (tape.var(2.0), tape.var(0.0), tape.var(-3.0), tape.var(1.0));
+    let b = tape.var(6.881_373_587_019_543);
+    let _big = tape.var(1e300);
+    let n = (x1 * w1 + x2 * w2 + b).recorded()?;
+    let o = n.tanh().recorded()?;
+    tape.backward(o)?;
+    let mut dot = String::new();
+    tape.write_dot(&mut dot).unwrap();
+    assert!(
+        dot.contains("n5 [label=\"{ #5 | leaf | data 1e300 | grad 0 }\"]"),
+        "{dot}"
+    );
+    assert!(dot.contains("| tanh | data 0.70711 | grad 1 }"), "{dot}");
+    assert!(dot.contains("| + | data 0.88137 | grad 0.5 }"), "{dot}");
+    // The seed's gradients: x1 -1.5, x2 0.5, w1 1, w2 0, b 0.5.
+    for leaf in [
+        "#0 | leaf | data 2 | grad -1.5 }",
+        "#1 | leaf | data 0 | grad 0.5 }",
+        "#2 | leaf | data -3 | grad 1 }",
+        "#3 | leaf | data 1 | grad 0 }",
+        "#4 | leaf | data 6.8814 | grad 0.5 }",
+    ] {
+        assert!(dot.contains(leaf), "{leaf}\n{dot}");
+    }
+    // The products' sum, one statement: its operands in order x1 (partial w1), w1 (partial
+    // x1), x2 (w2), w2 (x2); then + b, then tanh.
+    for (k, line) in [
+        "n0 -> n10 [label=\"1: -3\"]",
+        "n2 -> n10 [label=\"2: 2\"]",
+        "n1 -> n10 [label=\"3: 1\"]",
+        "n3 -> n10 [label=\"4: 0\"]",
+        "n10 -> n13 [label=\"1: 1\"]",
+        "n4 -> n13 [label=\"2: 1\"]",
+        "n13 -> n15 [label=\"1: 0.5\"]",
+    ]
+    .iter()
+    .enumerate()
+    {
+        assert!(dot.contains(line), "edge {k}: {line}\n{dot}");
+    }
+    assert!(dot.len() < 1200, "compact: {} bytes\n{dot}", dot.len());
+    // Rendered by Graphviz when it is installed (CI installs it).
+    match std::process::Command::new("dot")
+        .arg("-Tsvg")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+    {
+        Ok(mut child) => {
+            use std::io::Write;
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(dot.as_bytes())
+                .unwrap();
+            let out = child.wait_with_output().unwrap();
+            assert!(out.status.success(), "dot rejected:\n{dot}");
+            assert!(String::from_utf8_lossy(&out.stdout).contains("<svg"));
+        }
+        Err(_) => eprintln!("graphviz `dot` not installed: rendering not checked"),
+    }
+    Ok(())
+}
+
+/// Generic code written the way one writes it for `f64`: compound assignment, comparisons,
+/// `Iterator::sum` and `product`.
+struct Idiomatic;
+impl autograd_core::Function for Idiomatic {
+    fn eval<T: Number>(&self, x: &[T]) -> T {
+        let mut acc = T::zero();
+        for &v in x {
+            if v > T::zero() {
+                acc += v * v;
+            } else {
+                acc -= v;
+            }
+        }
+        acc *= T::from_f64(0.5);
+        acc /= T::from_f64(2.0);
+        let s: T = x.iter().copied().sum();
+        let p: T = x.iter().product();
+        acc + s * p
+    }
+}
+
+#[test]
+fn generic_code_uses_assignments_comparisons_sum_and_product() {
+    use autograd_core::{gradient_forward, gradient_reverse};
+    // At (1.5, -2, 3): acc = (x0^2 - x1 + x2^2) / 4 = 3.3125, s = 2.5, p = -9, so
+    // f = -19.1875 and df/dx_i = dacc/dx_i + p + s p / x_i:
+    // (0.75 - 9 - 15, -0.25 - 9 + 11.25, 1.5 - 9 - 7.5) = (-23.25, 2, -15).
+    let x = [1.5, -2.0, 3.0];
+    let want = [-23.25, 2.0, -15.0];
+    let mut tape = Tape::<f64, 64>::new();
+    let (mut gr, mut gf) = ([0.0; 3], [0.0; 3]);
+    let y = gradient_reverse(&Idiomatic, &mut tape, &x, &mut gr).unwrap();
+    let yf = gradient_forward(&Idiomatic, &x, &mut gf).unwrap();
+    assert_eq!((y, yf), (-19.1875, -19.1875));
+    assert_eq!(gr, want);
+    assert_eq!(gf, want);
+    // Comparisons of handles compare values.
+    let (a, b) = (tape.var(1.0), tape.var(2.0));
+    assert!(a < b && a == a * 1.0 && a != b);
+}

@@ -86,7 +86,7 @@ impl Function for Micrograd {
         let e = c - d;
         let f = e.powi(2);
         let mut g = f / T::from_f64(2.0);
-        g = g + T::from_f64(10.0) / f;
+        g += T::from_f64(10.0) / f;
         g
     }
 }

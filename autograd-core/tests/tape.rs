@@ -259,9 +259,9 @@ digraph tape {
   n1 [label=\"{ #1 | leaf | data 0.5 | grad 1 }\"];
   n2 [label=\"{ #2 | leaf | data 0.1 | grad 1 }\"];
   n6 [label=\"{ #6 | + | data 0.6 | grad 1 }\"];
-  n0 -> n6 [label=\"0.5\"];
-  n1 -> n6 [label=\"1\"];
-  n2 -> n6 [label=\"1\"];
+  n0 -> n6 [label=\"1: 0.5\"];
+  n1 -> n6 [label=\"2: 1\"];
+  n2 -> n6 [label=\"3: 1\"];
 }
 ";
     assert_eq!(out, expected);

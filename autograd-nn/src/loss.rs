@@ -138,7 +138,7 @@ impl Loss for SoftmaxCrossEntropy {
         let shift = T::from_f64(m);
         let mut sum = (output[0] - shift).exp();
         for z in &output[1..] {
-            sum = sum + (*z - shift).exp();
+            sum += (*z - shift).exp();
         }
         // lse - z_c = ln(sum) - (z_c - m)
         sum.ln() - (output[Self::class(target)] - shift)

@@ -148,10 +148,10 @@ impl<L: Loss, const D: usize> Objective<L, D> {
         }
         let mut total = sum.unwrap_or_else(T::zero);
         if self.reduction == Reduction::Mean {
-            total = total * T::from_f64(self.scale(batch.len()));
+            total *= T::from_f64(self.scale(batch.len()));
         }
         if self.l2 != 0.0 {
-            total = total + l2_penalty(self.l2, params);
+            total += l2_penalty(self.l2, params);
         }
         Ok((total, correct))
     }

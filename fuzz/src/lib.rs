@@ -359,7 +359,7 @@ pub fn step<T: Number>(slots: &[T], instr: &Instr) -> T {
             }
         }
         Instr::Powi(a, n) => at(a).powi(n.get()),
-        Instr::Sum(idx, n) => T::sum(&operands(slots, &idx, n)),
+        Instr::Sum(idx, n) => <T as Number>::sum(&operands(slots, &idx, n)),
         Instr::Dot(ia, ib, n) => T::dot(&operands(slots, &ia, n), &operands(slots, &ib, n)),
         Instr::Affine(iw, ix, b, n) => {
             T::affine(&operands(slots, &iw, n), &operands(slots, &ix, n), at(b))

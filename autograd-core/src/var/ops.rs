@@ -117,6 +117,49 @@ scalar_operand_ops!(
     Div div DivAssign div_assign
 );
 
+/// Handles compare their values (as dual numbers compare their real parts): `x < y` chooses a
+/// branch, and the branch taken is what gets differentiated.
+impl<S: Scalar> PartialEq for Var<'_, S> {
+    #[inline]
+    fn eq(&self, other: &Self) -> bool {
+        self.value == other.value
+    }
+}
+
+impl<S: Scalar> PartialOrd for Var<'_, S> {
+    #[inline]
+    fn partial_cmp(&self, other: &Self) -> Option<core::cmp::Ordering> {
+        self.value.partial_cmp(&other.value)
+    }
+}
+
+/// `xs.iter().sum()`: a fold of `+` from the constant 0 (for one statement over many terms use
+/// [`Var::sum`]).
+impl<'t, S: Scalar> core::iter::Sum for Var<'t, S> {
+    fn sum<I: Iterator<Item = Self>>(iter: I) -> Self {
+        iter.fold(Var::constant(S::ZERO), |a, b| a + b)
+    }
+}
+
+impl<'a, 't, S: Scalar> core::iter::Sum<&'a Var<'t, S>> for Var<'t, S> {
+    fn sum<I: Iterator<Item = &'a Self>>(iter: I) -> Self {
+        iter.fold(Var::constant(S::ZERO), |a, b| a + *b)
+    }
+}
+
+/// `xs.iter().product()`: a fold of `*` from the constant 1.
+impl<'t, S: Scalar> core::iter::Product for Var<'t, S> {
+    fn product<I: Iterator<Item = Self>>(iter: I) -> Self {
+        iter.fold(Var::constant(S::ONE), |a, b| a * b)
+    }
+}
+
+impl<'a, 't, S: Scalar> core::iter::Product<&'a Var<'t, S>> for Var<'t, S> {
+    fn product<I: Iterator<Item = &'a Self>>(iter: I) -> Self {
+        iter.fold(Var::constant(S::ONE), |a, b| a * *b)
+    }
+}
+
 impl<'t, S: Scalar> Number for Var<'t, S> {
     #[inline(always)]
     fn from_f64(c: f64) -> Self {

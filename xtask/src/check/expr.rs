@@ -57,7 +57,7 @@ impl Expr {
             Expr::LeakyRelu(a, s) => a.eval(x).leaky_relu(*s),
             Expr::Sum(terms) => {
                 let values: Vec<T> = terms.iter().map(|t| t.eval(x)).collect();
-                T::sum(&values)
+                <T as Number>::sum(&values)
             }
             Expr::Scale(a, c) => a.eval(x).mul_f64(*c),
             Expr::Shift(a, c) => a.eval(x).add_f64(*c),
