@@ -19,6 +19,7 @@ use core::ops::{Deref, DerefMut};
 use crate::op::Op;
 use crate::{Scalar, TapeError, Var};
 
+mod closure;
 mod gradients;
 mod write;
 

@@ -256,3 +256,31 @@ fn generic_code_uses_assignments_comparisons_sum_and_product() {
     let (a, b) = (tape.var(1.0), tape.var(2.0));
     assert!(a < b && a == a * 1.0 && a != b);
 }
+
+#[test]
+fn a_closure_over_an_array_is_differentiated_in_one_call() {
+    let mut tape = Tape::<f64, 16>::new();
+    let kept = tape.var(7.0).id().unwrap();
+    // The Portuguese lesson's sin(x^2) at x = 2: 2 x cos(x^2) = 4 cos 4 = -2.6146.
+    let (y, [dy]) = tape.gradient([2.0], |[x]| (x * x).sin()).unwrap();
+    assert_eq!(y, 4f64.sin());
+    assert_eq!(dy, 4.0 * 4f64.cos());
+    // Two inputs, constants mixed in; the tape is back where it was and keeps its leaf.
+    let (y, g) = tape.gradient([3.0, 4.0], |[a, b]| (a * a + b * b).sqrt() * 2.0).unwrap();
+    assert_eq!(y, 10.0);
+    assert!((g[0] - 1.2).abs() < 1e-15 && (g[1] - 1.6).abs() < 1e-15, "{g:?}");
+    assert_eq!(tape.len(), 1);
+    assert_eq!(tape.get(kept).unwrap().value(), 7.0);
+    // A constant result: zero gradient.
+    assert_eq!(tape.gradient([1.0, 2.0], |_| Var::constant(5.0)), Ok((5.0, [0.0; 2])));
+    // Too big for the tape: the error says how much it asked for, and the tape is usable after.
+    let err = tape
+        .gradient([1.0; 8], |x| x.iter().fold(x[0], |s, v| (s * *v).sin()))
+        .unwrap_err();
+    assert!(
+        matches!(err, TapeError::CapacityExceeded { capacity: 16, needed } if needed > 16),
+        "{err}"
+    );
+    assert_eq!(tape.check(), Ok(()));
+    assert_eq!(tape.gradient([0.0], |[x]| x.exp()), Ok((1.0, [1.0])));
+}
