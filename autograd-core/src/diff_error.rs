@@ -117,8 +117,13 @@ pub(crate) fn jacobian_shape(
     expect_len("Jacobian", product(n, values.len())?, jac.len())
 }
 
-/// Checks `hess.len() = n n`.
-pub(crate) fn hessian_shape(n: usize, hess: &[impl Copy]) -> Result<(), DiffError> {
+/// Checks `grad.len() = n`, `hess.len() = n n`.
+pub(crate) fn hessian_shape(
+    n: usize,
+    grad: &[impl Copy],
+    hess: &[impl Copy],
+) -> Result<(), DiffError> {
+    expect_len("gradient", n, grad.len())?;
     expect_len("Hessian", product(n, n)?, hess.len())
 }
 

@@ -138,16 +138,26 @@ pub(crate) fn forward_jacobian<S: Scalar, T: Tangents<S>, F: VectorFunction + ?S
     jac: &mut [S],
 ) -> Result<(), DiffError> {
     crate::diff_error::jacobian_shape(x.len(), values, jac)?;
+    with_inputs_and_outputs(x, values.len(), T::constant_of, |xs, outs| {
+        forward_passes(f, xs, outs, values, jac);
+        Ok(())
+    })
+}
+
+/// Scratch for a Jacobian without a tape: the `n` inputs `init(x_i)`, then `m` outputs
+/// `init(0)`, in one buffer of `n + m` elements, handed to `body` as the two parts.
+pub(crate) fn with_inputs_and_outputs<S: Scalar, E, R>(
+    x: &[S],
+    m: usize,
+    init: impl Fn(S) -> E,
+    body: impl FnOnce(&mut [E], &mut [E]) -> Result<R, DiffError>,
+) -> Result<R, DiffError> {
     let n = x.len();
-    with_scratch(
-        n + values.len(),
-        |i| T::constant_of(x.get(i).copied().unwrap_or(S::ZERO)),
-        |scratch| {
-            let (xs, outs) = scratch.split_at_mut(n);
-            forward_passes(f, xs, outs, values, jac);
-            Ok(())
-        },
-    )
+    let element = |i: usize| init(x.get(i).copied().unwrap_or(S::ZERO));
+    with_scratch(n.saturating_add(m), element, |scratch| {
+        let (xs, outs) = scratch.split_at_mut(n);
+        body(xs, outs)
+    })
 }
 
 /// Reverse mode's frame: records the `n` inputs `seed(0), ..., seed(n - 1)` after the tape's

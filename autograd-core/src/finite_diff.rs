@@ -2,7 +2,7 @@
 //! independent check of the other two.
 
 use crate::diff_error::{expect_len, jacobian_shape};
-use crate::drive::OneRow;
+use crate::drive::{with_inputs_and_outputs, OneRow};
 use crate::scratch::with_scratch;
 use crate::{DiffError, Function, Scalar, VectorFunction};
 
@@ -117,12 +117,11 @@ pub fn jacobian_central<S: Scalar, F: VectorFunction + ?Sized>(
     jac: &mut [S],
 ) -> Result<(), DiffError> {
     jacobian_shape(x.len(), values, jac)?;
-    let n = x.len();
-    with_scratch(
-        n + values.len(),
-        |i| x.get(i).copied().unwrap_or(S::ZERO),
-        |scratch| {
-            let (xs, plus) = scratch.split_at_mut(n);
+    with_inputs_and_outputs(
+        x,
+        values.len(),
+        |v| v,
+        |xs, plus| {
             central_passes(f, x, xs, plus, values, jac);
             Ok(())
         },

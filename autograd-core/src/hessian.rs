@@ -138,17 +138,14 @@ pub fn hessian_forward<S: Scalar, F: Function + ?Sized>(
     grad: &mut [S],
     hess: &mut [S],
 ) -> Result<S, DiffError> {
-    let n = x.len();
-    expect_len("gradient", n, grad.len())?;
-    hessian_shape(n, hess)?;
-    if n == 0 {
+    hessian_shape(x.len(), grad, hess)?;
+    if x.is_empty() {
         return Ok(f.eval(x));
     }
-    with_scratch(
-        n,
-        |i| Dual::constant(Dual::constant(x[i])),
-        |xs| Ok(forward_over_forward(f, xs, grad, hess)),
-    )
+    let xs = |i: usize| Dual::constant(Dual::constant(x[i]));
+    with_scratch(x.len(), xs, |xs| {
+        Ok(forward_over_forward(f, xs, grad, hess))
+    })
 }
 
 /// Input `i` seeded in the inner and input `j` in the outer tangent, one pass per pair `i <= j`;
@@ -226,8 +223,7 @@ fn hessian_by_lanes<S: Scalar, T: Tangents<S>, F: Function + ?Sized>(
     hess: &mut [S],
 ) -> Result<S, DiffError> {
     let n = x.len();
-    expect_len("gradient", n, grad.len())?;
-    hessian_shape(n, hess)?;
+    hessian_shape(n, grad, hess)?;
     tape.check()?;
     if n == 0 {
         return Ok(f.eval(x));

@@ -94,26 +94,21 @@ fn on_stack<const D: usize, E, R>(
     body(&mut buffer)
 }
 
-#[cfg(feature = "alloc")]
-fn beyond_stack<E, R>(
-    len: usize,
-    _tier: Option<usize>,
-    _size: usize,
-    init: impl FnMut(usize) -> E,
-    body: impl FnOnce(&mut [E]) -> Result<R, DiffError>,
-) -> Result<R, DiffError> {
-    let mut buffer: alloc::vec::Vec<E> = (0..len).map(init).collect();
-    body(&mut buffer)
-}
-
-#[cfg(not(feature = "alloc"))]
+/// Scratch that does not fit the stack budget: on the heap with `alloc`, else the error.
+#[allow(unused_variables)] // which are used depends on the feature
 fn beyond_stack<E, R>(
     len: usize,
     tier: Option<usize>,
     size: usize,
-    _init: impl FnMut(usize) -> E,
-    _body: impl FnOnce(&mut [E]) -> Result<R, DiffError>,
+    init: impl FnMut(usize) -> E,
+    body: impl FnOnce(&mut [E]) -> Result<R, DiffError>,
 ) -> Result<R, DiffError> {
+    #[cfg(feature = "alloc")]
+    {
+        let mut buffer: alloc::vec::Vec<E> = (0..len).map(init).collect();
+        body(&mut buffer)
+    }
+    #[cfg(not(feature = "alloc"))]
     Err(match tier {
         Some(tier) => DiffError::ScratchTooLarge {
             len,
