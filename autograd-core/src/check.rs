@@ -338,7 +338,7 @@ pub fn gradcheck_with<S: Scalar, F: Function + ?Sized>(
     let n = x.len();
     with_scratch(
         n.saturating_mul(3),
-        |_| S::ZERO,
+        core::iter::repeat_n(S::ZERO, n.saturating_mul(3)),
         |scratch| {
             let (rev, rest) = scratch.split_at_mut(n);
             let (fwd, fd) = rest.split_at_mut(n);
@@ -362,13 +362,10 @@ fn gradcheck_in<S: Scalar, F: Function + ?Sized>(
     let reverse_vs_forward = compare(rev, fwd, modes)?;
     let reverse_vs_central = compare(rev, fd, finite)?;
 
-    let (backward_twice_identical, zero_seed_gives_zero) = record(
-        tape,
-        x.len(),
-        0,
-        |i| x[i],
-        |tape, vars| twice_and_zero_seed(f, tape, vars, fwd, fd),
-    )?;
+    let (backward_twice_identical, zero_seed_gives_zero) =
+        record(tape, x.len(), 0, x.iter().copied(), |tape, vars| {
+            twice_and_zero_seed(f, tape, vars, fwd, fd)
+        })?;
 
     fd.iter_mut().for_each(|v| *v = S::ZERO);
     let (y_dir, d) = directional_derivative(f, x, fd)?;

@@ -119,15 +119,11 @@ pub(crate) fn forward_gradient<S: Scalar, T: Tangents<S>, F: Function + ?Sized>(
     if x.is_empty() {
         return Ok(f.eval(x));
     }
-    with_scratch(
-        x.len(),
-        |i| T::constant_of(x[i]),
-        |xs| {
-            let (mut out, mut value) = ([T::constant_of(S::ZERO)], [S::ZERO]);
-            forward_passes(&OneRow(f), xs, &mut out, &mut value, grad);
-            Ok(value[0])
-        },
-    )
+    with_scratch(x.len(), x.iter().map(|&xi| T::constant_of(xi)), |xs| {
+        let (mut out, mut value) = ([T::constant_of(S::ZERO)], [S::ZERO]);
+        forward_passes(&OneRow(f), xs, &mut out, &mut value, grad);
+        Ok(value[0])
+    })
 }
 
 /// A forward-mode Jacobian by [`forward_passes`] in `T`, its `n + m` numbers in one scratch.
@@ -153,36 +149,33 @@ pub(crate) fn with_inputs_and_outputs<S: Scalar, E, R>(
     body: impl FnOnce(&mut [E], &mut [E]) -> Result<R, DiffError>,
 ) -> Result<R, DiffError> {
     let n = x.len();
-    let element = |i: usize| init(x.get(i).copied().unwrap_or(S::ZERO));
-    with_scratch(n.saturating_add(m), element, |scratch| {
+    let inputs = x.iter().map(|&xi| init(xi));
+    let elements = inputs.chain((0..m).map(|_| init(S::ZERO)));
+    with_scratch(n.saturating_add(m), elements, |scratch| {
         let (xs, outs) = scratch.split_at_mut(n);
         body(xs, outs)
     })
 }
 
-/// Reverse mode's frame: records the `n` inputs `seed(0), ..., seed(n - 1)` after the tape's
-/// end, followed in the same scratch by `outputs` constant handles for `f` to write, hands them
-/// to `body`, and rewinds the tape to where it was however `body` ends.
+/// Reverse mode's frame: records the `n` inputs that `inputs` yields after the tape's end,
+/// followed in the same scratch by `outputs` constant handles for `f` to write, hands them to
+/// `body`, and rewinds the tape to where it was however `body` ends.
 pub(crate) fn record<S: Scalar, R>(
     tape: &mut TapeView<S>,
     n: usize,
     outputs: usize,
-    mut seed: impl FnMut(usize) -> S,
+    inputs: impl Iterator<Item = S>,
     body: impl for<'t> FnOnce(&'t TapeView<S>, &mut [Var<'t, S>]) -> Result<R, DiffError>,
 ) -> Result<R, DiffError> {
     tape.check()?;
     let mark = tape.mark();
     let result = {
         let view: &TapeView<S> = tape;
-        let len = n.saturating_add(outputs);
-        let init = |i| {
-            if i < n {
-                view.var(seed(i))
-            } else {
-                Var::constant(S::ZERO)
-            }
-        };
-        with_scratch(len, init, |scratch| body(view, scratch))
+        let vars = inputs.map(|xi| view.var(xi));
+        let elements = vars.chain((0..outputs).map(|_| Var::constant(S::ZERO)));
+        with_scratch(n.saturating_add(outputs), elements, |scratch| {
+            body(view, scratch)
+        })
     };
     tape.rewind(mark);
     result
@@ -243,18 +236,18 @@ pub(crate) fn reverse_rows<'t, S: Scalar, F: VectorFunction + ?Sized>(
     Ok(())
 }
 
-/// Forward over reverse: records the inputs `seed(i)` (values `x_i`, tangents a direction in
-/// each lane) on a tape of `T`, evaluates `f`, sweeps, and hands each input's adjoint
-/// (`∂f/∂x_i` and, in the lanes, row `i` of `H` times the directions) to `write(i, adjoint)`;
-/// returns `f(x)`.
+/// Forward over reverse: records the `n` inputs `seeds` yields (values `x_i`, tangents a
+/// direction in each lane) on a tape of `T`, evaluates `f`, sweeps, and hands each input's
+/// adjoint (`∂f/∂x_i` and, in the lanes, row `i` of `H` times the directions) to
+/// `write(i, adjoint)`; returns `f(x)`.
 pub(crate) fn forward_over_reverse<S: Scalar, T: Tangents<S>, F: Function + ?Sized>(
     f: &F,
     tape: &mut TapeView<T>,
     n: usize,
-    seed: impl FnMut(usize) -> T,
+    seeds: impl Iterator<Item = T>,
     mut write: impl FnMut(usize, T),
 ) -> Result<S, DiffError> {
-    record(tape, n, 0, seed, |tape, vars| {
+    record(tape, n, 0, seeds, |tape, vars| {
         let y: Var<'_, T> = f.eval(vars);
         let grads = sweep(tape, y, vars)?;
         for (i, var) in vars.iter().enumerate() {

@@ -66,15 +66,11 @@ pub fn gradient_central<S: Scalar, F: Function + ?Sized>(
     if x.is_empty() {
         return Ok(f.eval(x));
     }
-    with_scratch(
-        x.len(),
-        |i| x[i],
-        |xs| {
-            let (mut plus, mut value) = ([S::ZERO], [S::ZERO]);
-            central_passes(&OneRow(f), x, xs, &mut plus, &mut value, grad);
-            Ok(value[0])
-        },
-    )
+    with_scratch(x.len(), x.iter().copied(), |xs| {
+        let (mut plus, mut value) = ([S::ZERO], [S::ZERO]);
+        central_passes(&OneRow(f), x, xs, &mut plus, &mut value, grad);
+        Ok(value[0])
+    })
 }
 
 /// `(x + h, x - h)` with the step of [`central_step`].

@@ -74,16 +74,10 @@ pub fn gradient_reverse<S: Scalar, F: Function + ?Sized>(
 ) -> Result<S, DiffError> {
     crate::diff_error::expect_len("gradient", x.len(), grad.len())?;
     let mut value = [S::ZERO];
-    record(
-        tape,
-        x.len(),
-        0,
-        |i| x[i],
-        |tape, vars| {
-            let mut out = [Var::constant(S::ZERO)];
-            reverse_rows(&OneRow(f), tape, vars, &mut out, &mut value, grad)
-        },
-    )?;
+    record(tape, x.len(), 0, x.iter().copied(), |tape, vars| {
+        let mut out = [Var::constant(S::ZERO)];
+        reverse_rows(&OneRow(f), tape, vars, &mut out, &mut value, grad)
+    })?;
     Ok(value[0])
 }
 
@@ -184,7 +178,7 @@ pub fn directional_derivative<S: Scalar, F: Function + ?Sized>(
     crate::diff_error::expect_len("direction", x.len(), v.len())?;
     with_scratch(
         x.len(),
-        |i| Dual::new(x[i], v[i]),
+        x.iter().zip(v).map(|(&xi, &vi)| Dual::new(xi, vi)),
         |xs| {
             let y = f.eval(xs);
             Ok((y.re, y.eps))

@@ -44,8 +44,8 @@ pub fn hessian_vector_product<S: Scalar, F: Function + ?Sized>(
     expect_len("direction", n, v.len())?;
     expect_len("gradient", n, grad.len())?;
     expect_len("Hessian-vector product", n, hv.len())?;
-    let seed = |i: usize| Dual::new(x[i], v[i]);
-    forward_over_reverse(f, tape, n, seed, |i, d: Dual<S>| {
+    let seeds = x.iter().zip(v).map(|(&xi, &vi)| Dual::new(xi, vi));
+    forward_over_reverse(f, tape, n, seeds, |i, d: Dual<S>| {
         grad[i] = d.re;
         hv[i] = d.eps;
     })
@@ -142,7 +142,7 @@ pub fn hessian_forward<S: Scalar, F: Function + ?Sized>(
     if x.is_empty() {
         return Ok(f.eval(x));
     }
-    let xs = |i: usize| Dual::constant(Dual::constant(x[i]));
+    let xs = x.iter().map(|&xi| Dual::constant(Dual::constant(xi)));
     with_scratch(x.len(), xs, |xs| {
         Ok(forward_over_forward(f, xs, grad, hess))
     })
@@ -231,14 +231,14 @@ fn hessian_by_lanes<S: Scalar, T: Tangents<S>, F: Function + ?Sized>(
     let mut value = S::ZERO;
     for start in (0..n).step_by(T::LANES) {
         let lanes = T::LANES.min(n - start);
-        let seed = |i: usize| {
-            let mut d = T::constant_of(x[i]);
+        let seeds = x.iter().enumerate().map(|(i, &xi)| {
+            let mut d = T::constant_of(xi);
             if (start..start + lanes).contains(&i) {
                 d.set_tangent(i - start, S::ONE);
             }
             d
-        };
-        value = forward_over_reverse(f, tape, n, seed, |i, d: T| {
+        });
+        value = forward_over_reverse(f, tape, n, seeds, |i, d: T| {
             grad[i] = d.real();
             for k in 0..lanes {
                 hess[i * n + start + k] = d.tangent(k);

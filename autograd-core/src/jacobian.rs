@@ -43,16 +43,10 @@ pub fn jacobian_reverse<S: Scalar, F: VectorFunction + ?Sized>(
 ) -> Result<(), DiffError> {
     jacobian_shape(x.len(), values, jac)?;
     let n = x.len();
-    record(
-        tape,
-        n,
-        values.len(),
-        |i| x[i],
-        |tape, scratch| {
-            let (vars, outs) = scratch.split_at_mut(n);
-            reverse_rows(f, tape, vars, outs, values, jac)
-        },
-    )
+    record(tape, n, values.len(), x.iter().copied(), |tape, scratch| {
+        let (vars, outs) = scratch.split_at_mut(n);
+        reverse_rows(f, tape, vars, outs, values, jac)
+    })
 }
 
 /// Forward-mode Jacobian of R^n → R^m: `n` [`Dual`] passes, pass `j` giving column `j`.

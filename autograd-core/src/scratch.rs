@@ -52,26 +52,27 @@ pub const SCRATCH_STACK_BYTES: usize = 32 * 1024;
 /// first). With `alloc` there is no such limit.
 pub const MAX_DIMENSION: usize = 4096;
 
-/// Calls `body` with `len` elements, element `i` made by `init(i)` (in order, once each): on the
-/// stack in the smallest tier that holds them if its bytes fit [`SCRATCH_STACK_BYTES`], else on
-/// the heap (`alloc`) or not at all ([`DiffError::ScratchTooLarge`]). Each tier is its own
-/// `#[inline(never)]` function, so only the chosen tier's buffer occupies the stack.
+/// Calls `body` with the `len` elements that `elements` yields (taken in order, only once the
+/// place for them is settled): on the stack in the smallest tier that holds them if its bytes fit
+/// [`SCRATCH_STACK_BYTES`], else on the heap (`alloc`) or not at all
+/// ([`DiffError::ScratchTooLarge`]). Each tier is its own `#[inline(never)]` function, so only
+/// the chosen tier's buffer occupies the stack.
 #[inline]
 pub(crate) fn with_scratch<E, R>(
     len: usize,
-    init: impl FnMut(usize) -> E,
+    elements: impl Iterator<Item = E>,
     body: impl FnOnce(&mut [E]) -> Result<R, DiffError>,
 ) -> Result<R, DiffError> {
     let size = core::mem::size_of::<E>();
     match tier(len) {
         Some(tier) if tier.saturating_mul(size) <= SCRATCH_STACK_BYTES => match tier {
-            16 => on_stack::<16, E, R>(len, init, body),
-            64 => on_stack::<64, E, R>(len, init, body),
-            256 => on_stack::<256, E, R>(len, init, body),
-            1024 => on_stack::<1024, E, R>(len, init, body),
-            _ => on_stack::<MAX_DIMENSION, E, R>(len, init, body),
+            16 => on_stack::<16, E, R>(len, elements, body),
+            64 => on_stack::<64, E, R>(len, elements, body),
+            256 => on_stack::<256, E, R>(len, elements, body),
+            1024 => on_stack::<1024, E, R>(len, elements, body),
+            _ => on_stack::<MAX_DIMENSION, E, R>(len, elements, body),
         },
-        tier => beyond_stack(len, tier, size, init, body),
+        tier => beyond_stack(len, tier, size, elements, body),
     }
 }
 
@@ -85,12 +86,18 @@ fn tier(len: usize) -> Option<usize> {
 #[inline(never)]
 fn on_stack<const D: usize, E, R>(
     len: usize,
-    init: impl FnMut(usize) -> E,
+    elements: impl Iterator<Item = E>,
     body: impl FnOnce(&mut [E]) -> Result<R, DiffError>,
 ) -> Result<R, DiffError> {
-    // Filled in place: returning the buffer by value would copy its whole capacity.
+    debug_assert!(len <= D);
+    // Filled in place: returning the buffer by value would copy its whole capacity. The caller
+    // checked `len <= D`, so every element fits.
     let mut buffer = Vec::<E, D>::new();
-    buffer.extend((0..len).map(init)); // `len <= D`: checked by the caller
+    for e in elements {
+        if buffer.push(e).is_err() {
+            break;
+        }
+    }
     body(&mut buffer)
 }
 
@@ -100,12 +107,12 @@ fn beyond_stack<E, R>(
     len: usize,
     tier: Option<usize>,
     size: usize,
-    init: impl FnMut(usize) -> E,
+    elements: impl Iterator<Item = E>,
     body: impl FnOnce(&mut [E]) -> Result<R, DiffError>,
 ) -> Result<R, DiffError> {
     #[cfg(feature = "alloc")]
     {
-        let mut buffer: alloc::vec::Vec<E> = (0..len).map(init).collect();
+        let mut buffer: alloc::vec::Vec<E> = elements.collect();
         body(&mut buffer)
     }
     #[cfg(not(feature = "alloc"))]
