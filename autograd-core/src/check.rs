@@ -327,6 +327,9 @@ pub fn gradcheck<S: Scalar, F: Function + ?Sized>(
 ///
 /// # Errors
 /// As [`gradcheck`].
+///
+/// # Stack
+/// As [`gradcheck`].
 pub fn gradcheck_with<S: Scalar, F: Function + ?Sized>(
     f: &F,
     tape: &mut TapeView<S>,

@@ -10,12 +10,12 @@ use crate::Number;
 ///
 /// | mode | driver | passes |
 /// |---|---|---|
-/// | reverse | [`gradient_reverse`](crate::gradient_reverse) | 1 recording + 1 backward sweep |
-/// | forward, `Dual` | [`gradient_forward`](crate::gradient_forward) | n |
-/// | forward, `DualVec<S, L>` | [`gradient_forward_vec`](crate::gradient_forward_vec) | ceil(n / L) |
-/// | central differences | [`gradient_central`](crate::gradient_central) | 2n + 1 plain |
-/// | Jacobian, reverse | [`jacobian_reverse`](crate::jacobian_reverse) | 1 recording + m sweeps |
-/// | Jacobian, forward | [`jacobian_forward`](crate::jacobian_forward), [`jacobian_forward_vec`](crate::jacobian_forward_vec) | n, ceil(n / L) |
+/// | reverse | [`gradient_reverse`] | 1 recording + 1 backward sweep |
+/// | forward, `Dual` | [`gradient_forward`] | n |
+/// | forward, `DualVec<S, L>` | [`gradient_forward_vec`] | ceil(n / L) |
+/// | central differences | [`gradient_central`] | 2n + 1 plain |
+/// | Jacobian, reverse | [`jacobian_reverse`] | 1 recording + m sweeps |
+/// | Jacobian, forward | [`jacobian_forward`], [`jacobian_forward_vec`] | n, ceil(n / L) |
 ///
 /// Reverse mode's cost does not grow with n; forward mode's does, so it pays for few inputs
 /// (or many outputs), and its lanes pay where transcendental functions dominate.
@@ -38,6 +38,14 @@ use crate::Number;
 /// }
 /// assert_eq!(DistanceTo(&[1.0, 2.0]).eval(&[4.0, 6.0]), 25.0);
 /// ```
+///
+/// [`gradient_reverse`]: crate::gradient_reverse
+/// [`gradient_forward`]: crate::gradient_forward
+/// [`gradient_forward_vec`]: crate::gradient_forward_vec
+/// [`gradient_central`]: crate::gradient_central
+/// [`jacobian_reverse`]: crate::jacobian_reverse
+/// [`jacobian_forward`]: crate::jacobian_forward
+/// [`jacobian_forward_vec`]: crate::jacobian_forward_vec
 pub trait Function {
     /// `f(x)`.
     fn eval<T: Number>(&self, x: &[T]) -> T;

@@ -44,14 +44,14 @@ use crate::{DiffError, Dual, DualVec, Function, Scalar, TapeView, Var};
 /// the operations of `f`. Takes any `Tape<S, N>` (it dereferences to a `TapeView`).
 ///
 /// # Errors
-/// [`DiffError::LengthMismatch`] if `grad.len() != x.len()`; [`DiffError::ScratchTooLarge`]
-/// where the scratch does not fit the stack (without `alloc`); [`DiffError::Tape`] if the tape runs out of capacity (or had
-/// already failed).
-///
+/// [`DiffError::LengthMismatch`] if `grad.len() != x.len()`; [`DiffError::ScratchTooLarge`] where
+/// the scratch does not fit the stack (without `alloc`); [`DiffError::Tape`] if the tape runs out
+/// of capacity (or had already failed).
 ///
 /// # Stack
-/// `tier(n) · size_of::<Var<S>>()` bytes of scratch, at most [`SCRATCH_STACK_BYTES`](crate::SCRATCH_STACK_BYTES) (where
-/// `tier` and the `alloc` feature are explained).
+/// `tier(n) · size_of::<Var<S>>()` bytes of scratch, at most
+/// [`SCRATCH_STACK_BYTES`](crate::SCRATCH_STACK_BYTES) (where `tier` and the `alloc` feature are
+/// explained).
 ///
 /// ```
 /// use autograd_core::{gradient_reverse, Function, Number, Tape};
@@ -89,10 +89,10 @@ pub fn gradient_reverse<S: Scalar, F: Function + ?Sized>(
 /// [`DiffError::LengthMismatch`] if `grad.len() != x.len()`; [`DiffError::ScratchTooLarge`]
 /// where the scratch does not fit the stack (without `alloc`).
 ///
-///
 /// # Stack
-/// `tier(n) · size_of::<Dual<S>>()` bytes of scratch, at most [`SCRATCH_STACK_BYTES`](crate::SCRATCH_STACK_BYTES) (where
-/// `tier` and the `alloc` feature are explained).
+/// `tier(n) · size_of::<Dual<S>>()` bytes of scratch, at most
+/// [`SCRATCH_STACK_BYTES`](crate::SCRATCH_STACK_BYTES) (where `tier` and the `alloc` feature are
+/// explained).
 ///
 /// ```
 /// use autograd_core::{gradient_forward, Function, Number};
@@ -123,10 +123,10 @@ pub fn gradient_forward<S: Scalar, F: Function + ?Sized>(
 /// # Errors
 /// As [`gradient_forward`]. `L = 0` does not compile.
 ///
-///
 /// # Stack
-/// `tier(n) · size_of::<DualVec<S, L>>()`, that is `tier(n) (L + 1) size_of::<S>()`, bytes of scratch, at most [`SCRATCH_STACK_BYTES`](crate::SCRATCH_STACK_BYTES) (where
-/// `tier` and the `alloc` feature are explained).
+/// `tier(n) · size_of::<DualVec<S, L>>()`, that is `tier(n) (L + 1) size_of::<S>()`, bytes of
+/// scratch, at most [`SCRATCH_STACK_BYTES`](crate::SCRATCH_STACK_BYTES) (where `tier` and the
+/// `alloc` feature are explained).
 ///
 /// ```
 /// use autograd_core::{gradient_forward_vec, Function, Number};
@@ -155,10 +155,10 @@ pub fn gradient_forward_vec<const L: usize, S: Scalar, F: Function + ?Sized>(
 /// [`DiffError::LengthMismatch`] if `v.len() != x.len()`; [`DiffError::ScratchTooLarge`] where
 /// the scratch does not fit the stack (without `alloc`).
 ///
-///
 /// # Stack
-/// `tier(n) · size_of::<Dual<S>>()` bytes of scratch, at most [`SCRATCH_STACK_BYTES`](crate::SCRATCH_STACK_BYTES) (where
-/// `tier` and the `alloc` feature are explained).
+/// `tier(n) · size_of::<Dual<S>>()` bytes of scratch, at most
+/// [`SCRATCH_STACK_BYTES`](crate::SCRATCH_STACK_BYTES) (where `tier` and the `alloc` feature are
+/// explained).
 ///
 /// ```
 /// use autograd_core::{directional_derivative, Function, Number};

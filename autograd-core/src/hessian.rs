@@ -10,9 +10,8 @@ use crate::{DiffError, Dual, DualVec, Function, Scalar, TapeView};
 ///
 /// # Errors
 /// [`DiffError::LengthMismatch`] if `v`, `grad` or `hv` differ in length from `x`;
-/// [`DiffError::ScratchTooLarge`] where the scratch
-/// does not fit the stack (without `alloc`); [`DiffError::Tape`] if the tape runs out of capacity.
-///
+/// [`DiffError::ScratchTooLarge`] where the scratch does not fit the stack (without `alloc`);
+/// [`DiffError::Tape`] if the tape runs out of capacity.
 ///
 /// # Stack
 /// `tier(n) · size_of::<Var<Dual<S>>>()` bytes of scratch, at most
@@ -61,9 +60,9 @@ pub fn hessian_vector_product<S: Scalar, F: Function + ?Sized>(
 ///   scalar is [`Dual<S>`], each input `x_i + v_i ε`. The backward sweep then differentiates the
 ///   gradient in direction `v`: the adjoints are `∇f + (H v) ε`. One HVP costs one recording and
 ///   one backward sweep in dual arithmetic (each operation on two numbers instead of one) and
-///   needs the tape to hold the `n` inputs and the operations of `f` (nodes of `Dual<f64>` are 40 bytes). The
-///   full Hessian is `n` HVPs, `v = e_1, ..., e_n`: `O(n)` gradients, the method of choice
-///   unless `n` is tiny.
+///   needs the tape to hold the `n` inputs and the operations of `f` (nodes of `Dual<f64>` are
+///   40 bytes). The full Hessian is `n` HVPs, `v = e_1, ..., e_n`: `O(n)` gradients, the method
+///   of choice unless `n` is tiny.
 /// - **Forward over forward** ([`hessian_forward`]): evaluate `f` in `Dual<Dual<S>>` with input
 ///   `i` seeded in the inner and input `j` in the outer tangent: one pass per pair `i <= j`,
 ///   `n (n + 1) / 2` passes, each a few plain evaluations. No tape at all. Its pass count grows
@@ -74,9 +73,8 @@ pub fn hessian_vector_product<S: Scalar, F: Function + ?Sized>(
 ///
 /// # Errors
 /// [`DiffError::LengthMismatch`] if `grad.len() != n` or `hess.len() != n * n`;
-/// [`DiffError::ScratchTooLarge`] where the scratch
-/// does not fit the stack (without `alloc`); [`DiffError::Tape`].
-///
+/// [`DiffError::ScratchTooLarge`] where the scratch does not fit the stack (without `alloc`);
+/// [`DiffError::Tape`].
 ///
 /// # Stack
 /// `tier(n) · size_of::<Var<Dual<S>>>()` bytes of scratch, at most
@@ -111,9 +109,7 @@ pub fn hessian<S: Scalar, F: Function + ?Sized>(
 ///
 /// # Errors
 /// [`DiffError::LengthMismatch`] if `grad.len() != n` or `hess.len() != n * n`;
-/// [`DiffError::ScratchTooLarge`] where the scratch
-/// does not fit the stack (without `alloc`).
-///
+/// [`DiffError::ScratchTooLarge`] where the scratch does not fit the stack (without `alloc`).
 ///
 /// # Stack
 /// `tier(n) · size_of::<Dual<Dual<S>>>()` bytes of scratch, at most
@@ -176,12 +172,11 @@ fn forward_over_forward<S: Scalar, F: Function + ?Sized>(
     value
 }
 
-/// The full Hessian by forward over reverse with `L` tangent lanes: a tape of
-/// [`DualVec<S, L>`] carries `L` Hessian columns per sweep, so `ceil(n / L)` recordings and
-/// backward sweeps instead of the `n` of [`hessian`] (each costlier: every adjoint carries `L`
-/// lanes, and a node of `DualVec<f64, 8>` is 152 bytes). Same layout, result (bit for bit) and errors as
-/// [`hessian`]; `L = 0` does not compile.
-///
+/// The full Hessian by forward over reverse with `L` tangent lanes: a tape of [`DualVec<S, L>`]
+/// carries `L` Hessian columns per sweep, so `ceil(n / L)` recordings and backward sweeps instead
+/// of the `n` of [`hessian`] (each costlier: every adjoint carries `L` lanes, and a node of
+/// `DualVec<f64, 8>` is 152 bytes). Same layout, result (bit for bit) and errors as [`hessian`];
+/// `L = 0` does not compile.
 ///
 /// # Stack
 /// `tier(n) · size_of::<Var<DualVec<S, L>>>()` bytes of scratch, at most

@@ -13,10 +13,10 @@ use crate::{DiffError, Dual, DualVec, Scalar, TapeView, VectorFunction};
 /// the scratch does not fit the stack (without `alloc`); [`DiffError::Tape`] if the tape runs out
 /// of capacity.
 ///
-///
 /// # Stack
-/// `tier(n + m) · size_of::<Var<S>>()` bytes of scratch, at most [`SCRATCH_STACK_BYTES`](crate::SCRATCH_STACK_BYTES) (where
-/// `tier` and the `alloc` feature are explained).
+/// `tier(n + m) · size_of::<Var<S>>()` bytes of scratch, at most
+/// [`SCRATCH_STACK_BYTES`](crate::SCRATCH_STACK_BYTES) (where `tier` and the `alloc` feature are
+/// explained).
 ///
 /// ```
 /// use autograd_core::{jacobian_reverse, Number, Tape, VectorFunction};
@@ -56,10 +56,10 @@ pub fn jacobian_reverse<S: Scalar, F: VectorFunction + ?Sized>(
 /// # Errors
 /// As [`jacobian_reverse`], without the tape errors.
 ///
-///
 /// # Stack
-/// `tier(n + m) · size_of::<Dual<S>>()` bytes of scratch, at most [`SCRATCH_STACK_BYTES`](crate::SCRATCH_STACK_BYTES) (where
-/// `tier` and the `alloc` feature are explained).
+/// `tier(n + m) · size_of::<Dual<S>>()` bytes of scratch, at most
+/// [`SCRATCH_STACK_BYTES`](crate::SCRATCH_STACK_BYTES) (where `tier` and the `alloc` feature are
+/// explained).
 ///
 /// ```
 /// use autograd_core::{jacobian_forward, Number, VectorFunction};
@@ -88,10 +88,10 @@ pub fn jacobian_forward<S: Scalar, F: VectorFunction + ?Sized>(
 /// `k` giving columns `kL .. kL + L`. Same layout and errors as [`jacobian_forward`]; `L = 0`
 /// does not compile.
 ///
-///
 /// # Stack
-/// `tier(n + m) · size_of::<DualVec<S, L>>()` bytes of scratch, at most [`SCRATCH_STACK_BYTES`](crate::SCRATCH_STACK_BYTES) (where
-/// `tier` and the `alloc` feature are explained).
+/// `tier(n + m) · size_of::<DualVec<S, L>>()` bytes of scratch, at most
+/// [`SCRATCH_STACK_BYTES`](crate::SCRATCH_STACK_BYTES) (where `tier` and the `alloc` feature are
+/// explained).
 ///
 /// ```
 /// use autograd_core::{jacobian_forward_vec, Number, VectorFunction};

@@ -40,7 +40,8 @@ use crate::DiffError;
 ///     assert_eq!(result, Ok(1025.0));
 /// } else {
 ///     let bytes = 4096 * core::mem::size_of::<Dual<f64>>();
-///     assert_eq!(result, Err(DiffError::ScratchTooLarge { len: 1025, bytes, max: SCRATCH_STACK_BYTES }));
+///     let max = SCRATCH_STACK_BYTES;
+///     assert_eq!(result, Err(DiffError::ScratchTooLarge { len: 1025, bytes, max }));
 /// }
 /// gradient_forward(&Sum, &x[..1024], &mut g[..1024])?; // 16 KiB of stack
 /// # Ok::<(), DiffError>(())
