@@ -16,7 +16,9 @@
 //!   (R^n → R^m) once over [`Number`]; then [`gradient_reverse`], [`gradient_forward`],
 //!   [`gradient_forward_vec`], [`gradient_central`] (central differences, step
 //!   `cbrt(ε)·max(1, |x|)`), [`jacobian_reverse`], [`jacobian_forward`] and [`jacobian_central`]
-//!   differentiate it into caller-provided slices, without allocating.
+//!   differentiate it into caller-provided slices, without allocating; each keeps its scratch
+//!   within [`SCRATCH_STACK_BYTES`] of stack and documents its bound. The crate's one feature,
+//!   `alloc`, lets larger problems put that scratch on the heap instead of failing.
 //! - **Checks**: [`compare`] (`|a - b| <= atol + rtol·|b|`, worst element reported) and
 //!   [`gradcheck`] (reverse vs forward vs central differences, backward twice, zero seed), with
 //!   default [`Tolerance`]s per scalar type.
