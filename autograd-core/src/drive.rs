@@ -1,7 +1,8 @@
 //! The skeleton every driver shares, written once: a gradient is a one-row Jacobian
 //! ([`OneRow`]), forward mode is `ceil(n / L)` seeded passes ([`forward_passes`], for [`Dual`]
 //! and [`DualVec`] alike through [`Tangents`]), and reverse mode records the inputs in scratch
-//! after the tape's end, sweeps down to the first of them and rewinds ([`record`], [`sweep`]).
+//! after the tape's end, sweeps down to the first of them and rewinds ([`record`], [`sweep`];
+//! [`reverse_rows`] for a Jacobian, while `gradient_reverse` writes its one row directly).
 //! Where the scratch lives is [`with_scratch`](crate::scratch::with_scratch)'s business.
 
 use crate::scratch::with_scratch;

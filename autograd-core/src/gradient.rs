@@ -33,9 +33,9 @@
 //! # Ok::<(), autograd_core::DiffError>(())
 //! ```
 
-use crate::drive::{forward_gradient, record, reverse_rows, OneRow};
+use crate::drive::{forward_gradient, record, write_gradient};
 use crate::scratch::with_scratch;
-use crate::{DiffError, Dual, DualVec, Function, Scalar, TapeView, Var};
+use crate::{DiffError, Dual, DualVec, Function, Scalar, TapeView};
 
 /// Reverse mode: `grad = ∇f(x)` from one recording and one backward sweep; returns `f(x)`.
 ///
@@ -73,12 +73,13 @@ pub fn gradient_reverse<S: Scalar, F: Function + ?Sized>(
     grad: &mut [S],
 ) -> Result<S, DiffError> {
     crate::diff_error::expect_len("gradient", x.len(), grad.len())?;
-    let mut value = [S::ZERO];
+    // The one-row case of `reverse_rows`, written directly: reverse mode's hot path spares the
+    // output buffer and the loop over rows.
     record(tape, x.len(), 0, x.iter().copied(), |tape, vars| {
-        let mut out = [Var::constant(S::ZERO)];
-        reverse_rows(&OneRow(f), tape, vars, &mut out, &mut value, grad)
-    })?;
-    Ok(value[0])
+        let y = f.eval(vars);
+        write_gradient(tape, y, vars, grad)?;
+        Ok(y.value())
+    })
 }
 
 /// Forward mode with [`Dual`]: `grad = ∇f(x)` from `n` passes, pass `i` seeding `dx_i = 1`;
