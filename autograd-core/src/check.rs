@@ -3,9 +3,9 @@
 
 use core::fmt;
 
-use heapless::Vec;
-
-use crate::gradient::{expect_len, fill, tiered, write_gradient};
+use crate::diff_error::expect_len;
+use crate::drive::{record, write_gradient};
+use crate::scratch::with_scratch;
 use crate::{
     directional_derivative, gradient_central, gradient_forward, gradient_reverse, DiffError,
     Function, Scalar, TapeView, Var,
@@ -286,9 +286,14 @@ impl fmt::Display for GradcheckReport {
 /// comparison fails on correct code, as PyTorch's would; check on small instances instead.
 ///
 /// # Errors
-/// [`DiffError::DimensionTooLarge`] past [`MAX_DIMENSION`](crate::MAX_DIMENSION) inputs;
+/// [`DiffError::ScratchTooLarge`] where a scratch does not fit the stack (without `alloc`);
 /// [`DiffError::Tape`] if the tape runs out of capacity. A wrong derivative is not an error: it
 /// is a report that did not pass.
+///
+/// # Stack
+/// `tier(3n) · size_of::<S>()` bytes of scratch for the three gradients, each at most
+/// [`SCRATCH_STACK_BYTES`](crate::SCRATCH_STACK_BYTES), plus the scratch of the drivers it calls
+/// in turn (the largest is [`gradient_reverse`]'s), so at most twice that bound.
 ///
 /// ```
 /// use autograd_core::{gradcheck, Function, Number, Tape};
@@ -322,6 +327,9 @@ pub fn gradcheck<S: Scalar, F: Function + ?Sized>(
 ///
 /// # Errors
 /// As [`gradcheck`].
+///
+/// # Stack
+/// As [`gradcheck`].
 pub fn gradcheck_with<S: Scalar, F: Function + ?Sized>(
     f: &F,
     tape: &mut TapeView<S>,
@@ -330,34 +338,40 @@ pub fn gradcheck_with<S: Scalar, F: Function + ?Sized>(
     finite: Tolerance,
 ) -> Result<GradcheckReport, DiffError> {
     tape.check()?;
-    tiered!(x.len(), gradcheck_tier[S, F](f, tape, x, modes, finite))
+    let n = x.len();
+    with_scratch(
+        n.saturating_mul(3),
+        core::iter::repeat_n(S::ZERO, n.saturating_mul(3)),
+        |scratch| {
+            let (rev, rest) = scratch.split_at_mut(n);
+            let (fwd, fd) = rest.split_at_mut(n);
+            gradcheck_in(f, tape, x, modes, finite, [rev, fwd, fd])
+        },
+    )
 }
 
-#[inline(never)]
-fn gradcheck_tier<const D: usize, S: Scalar, F: Function + ?Sized>(
+/// [`gradcheck_with`] in the scratch of three gradients.
+fn gradcheck_in<S: Scalar, F: Function + ?Sized>(
     f: &F,
     tape: &mut TapeView<S>,
     x: &[S],
     modes: Tolerance,
     finite: Tolerance,
+    [rev, fwd, fd]: [&mut [S]; 3],
 ) -> Result<GradcheckReport, DiffError> {
-    let mut rev = Vec::<_, D>::new();
-    fill(&mut rev, x, |_| S::ZERO)?;
-    let mut fwd = rev.clone();
-    let mut fd = rev.clone();
-    let y_rev = gradient_reverse(f, tape, x, &mut rev)?;
-    let y_fwd = gradient_forward(f, x, &mut fwd)?;
-    let y_plain = gradient_central(f, x, &mut fd)?;
-    let reverse_vs_forward = compare(&rev, &fwd, modes)?;
-    let reverse_vs_central = compare(&rev, &fd, finite)?;
+    let y_rev = gradient_reverse(f, tape, x, rev)?;
+    let y_fwd = gradient_forward(f, x, fwd)?;
+    let y_plain = gradient_central(f, x, fd)?;
+    let reverse_vs_forward = compare(rev, fwd, modes)?;
+    let reverse_vs_central = compare(rev, fd, finite)?;
 
-    let mark = tape.mark();
-    let sweeps = twice_and_zero_seed::<D, S, F>(f, tape, x, &mut fwd, &mut fd);
-    tape.rewind(mark);
-    let (backward_twice_identical, zero_seed_gives_zero) = sweeps?;
+    let (backward_twice_identical, zero_seed_gives_zero) =
+        record(tape, x.len(), 0, x.iter().copied(), |tape, vars| {
+            twice_and_zero_seed(f, tape, vars, fwd, fd)
+        })?;
 
     fd.iter_mut().for_each(|v| *v = S::ZERO);
-    let (y_dir, d) = directional_derivative(f, x, &fd)?;
+    let (y_dir, d) = directional_derivative(f, x, fd)?;
     let zero_tangent_gives_zero = d.is_zero();
 
     Ok(GradcheckReport {
@@ -372,25 +386,24 @@ fn gradcheck_tier<const D: usize, S: Scalar, F: Function + ?Sized>(
     })
 }
 
-/// Records `f` once, runs backward twice (comparing bit for bit) and once more from `0 · f`.
-fn twice_and_zero_seed<const D: usize, S: Scalar, F: Function + ?Sized>(
+/// Evaluates `f` on the recorded `vars` once, runs backward twice (comparing bit for bit) and
+/// once more from `0 · f`.
+fn twice_and_zero_seed<S: Scalar, F: Function + ?Sized>(
     f: &F,
     tape: &TapeView<S>,
-    x: &[S],
+    vars: &[Var<'_, S>],
     first: &mut [S],
     second: &mut [S],
 ) -> Result<(bool, bool), DiffError> {
-    let mut vars = Vec::<_, D>::new();
-    fill(&mut vars, x, |xi| tape.var(xi))?;
-    let y = f.eval(&vars);
-    write_gradient(tape, y, &vars, first)?;
-    write_gradient(tape, y, &vars, second)?;
+    let y = f.eval(vars);
+    write_gradient(tape, y, vars, first)?;
+    write_gradient(tape, y, vars, second)?;
     let twice = first
         .iter()
         .zip(second.iter())
         .all(|(a, b)| identical(*a, *b));
     let zero_seeded: Var<'_, S> = y * S::ZERO;
-    write_gradient(tape, zero_seeded, &vars, first)?;
+    write_gradient(tape, zero_seeded, vars, first)?;
     let zero = first.iter().all(|g| g.is_zero());
     Ok((twice, zero))
 }

@@ -1,9 +1,9 @@
 //! Central finite differences: the mode that needs no derivative rules at all, and so the
 //! independent check of the other two.
 
-use heapless::Vec;
-
-use crate::gradient::{expect_len, fill, jacobian_shape, tiered};
+use crate::diff_error::{expect_len, jacobian_shape};
+use crate::drive::{with_inputs_and_outputs, OneRow};
+use crate::scratch::with_scratch;
 use crate::{DiffError, Function, Scalar, VectorFunction};
 
 /// The central-difference step for an input of value `x`: `cbrt(ε) · max(1, |x|)`.
@@ -34,8 +34,13 @@ pub fn central_step<S: Scalar>(x: S) -> S {
 /// See [`central_step`] for the step and the error to expect.
 ///
 /// # Errors
-/// [`DiffError::LengthMismatch`] if `grad.len() != x.len()`; [`DiffError::DimensionTooLarge`]
-/// past [`MAX_DIMENSION`](crate::MAX_DIMENSION) inputs.
+/// [`DiffError::LengthMismatch`] if `grad.len() != x.len()`; [`DiffError::ScratchTooLarge`]
+/// where the scratch does not fit the stack (without `alloc`).
+///
+/// # Stack
+/// `tier(n) · size_of::<S>()` bytes of scratch, at most
+/// [`SCRATCH_STACK_BYTES`](crate::SCRATCH_STACK_BYTES) (where `tier` and the `alloc` feature are
+/// explained).
 ///
 /// ```
 /// use autograd_core::{gradient_central, Function, Number};
@@ -61,27 +66,11 @@ pub fn gradient_central<S: Scalar, F: Function + ?Sized>(
     if x.is_empty() {
         return Ok(f.eval(x));
     }
-    tiered!(x.len(), central_tier[S, F](f, x, grad))
-}
-
-#[inline(never)]
-fn central_tier<const D: usize, S: Scalar, F: Function + ?Sized>(
-    f: &F,
-    x: &[S],
-    grad: &mut [S],
-) -> Result<S, DiffError> {
-    let mut xs = Vec::<_, D>::new();
-    fill(&mut xs, x, |v| v)?;
-    for (i, g) in grad.iter_mut().enumerate() {
-        let (xp, xm) = steps(x[i]);
-        xs[i] = xp;
-        let fp = f.eval(&xs);
-        xs[i] = xm;
-        let fm = f.eval(&xs);
-        xs[i] = x[i];
-        *g = (fp - fm) / (xp - xm);
-    }
-    Ok(f.eval(&xs))
+    with_scratch(x.len(), x.iter().copied(), |xs| {
+        let (mut plus, mut value) = ([S::ZERO], [S::ZERO]);
+        central_passes(&OneRow(f), x, xs, &mut plus, &mut value, grad);
+        Ok(value[0])
+    })
 }
 
 /// `(x + h, x - h)` with the step of [`central_step`].
@@ -96,6 +85,10 @@ fn steps<S: Scalar>(x: S) -> (S, S) {
 ///
 /// # Errors
 /// As [`jacobian_forward`](crate::jacobian_forward).
+///
+/// # Stack
+/// `tier(n + m) · size_of::<S>()` bytes of scratch, at most
+/// [`SCRATCH_STACK_BYTES`](crate::SCRATCH_STACK_BYTES).
 ///
 /// ```
 /// use autograd_core::{jacobian_central, Number, VectorFunction};
@@ -120,33 +113,39 @@ pub fn jacobian_central<S: Scalar, F: VectorFunction + ?Sized>(
     jac: &mut [S],
 ) -> Result<(), DiffError> {
     jacobian_shape(x.len(), values, jac)?;
-    let dim = x.len().max(values.len());
-    tiered!(dim, jacobian_central_tier[S, F](f, x, values, jac))
+    with_inputs_and_outputs(
+        x,
+        values.len(),
+        |v| v,
+        |xs, plus| {
+            central_passes(f, x, xs, plus, values, jac);
+            Ok(())
+        },
+    )
 }
 
-#[inline(never)]
-fn jacobian_central_tier<const D: usize, S: Scalar, F: VectorFunction + ?Sized>(
+/// Central differences: `2n + 1` evaluations of `f` on `xs` (a copy of `x`, left so), column `j`
+/// of `jac` (row-major `m × n`) from `f(x ± h e_j)` (in `plus` and `values`), then
+/// `values = f(x)`.
+fn central_passes<S: Scalar, F: VectorFunction + ?Sized>(
     f: &F,
     x: &[S],
+    xs: &mut [S],
+    plus: &mut [S],
     values: &mut [S],
     jac: &mut [S],
-) -> Result<(), DiffError> {
-    let mut xs = Vec::<_, D>::new();
-    fill(&mut xs, x, |v| v)?;
-    let mut plus = Vec::<_, D>::new();
-    fill(&mut plus, values, |_| S::ZERO)?;
+) {
     let n = x.len();
     for j in 0..n {
         let (xp, xm) = steps(x[j]);
         xs[j] = xp;
-        f.eval(&xs, &mut plus);
+        f.eval(xs, plus);
         xs[j] = xm;
-        f.eval(&xs, values);
+        f.eval(xs, values);
         xs[j] = x[j];
         for (i, (p, m)) in plus.iter().zip(values.iter()).enumerate() {
             jac[i * n + j] = (*p - *m) / (xp - xm);
         }
     }
-    f.eval(&xs, values);
-    Ok(())
+    f.eval(xs, values);
 }

@@ -16,7 +16,9 @@
 //!   (R^n → R^m) once over [`Number`]; then [`gradient_reverse`], [`gradient_forward`],
 //!   [`gradient_forward_vec`], [`gradient_central`] (central differences, step
 //!   `cbrt(ε)·max(1, |x|)`), [`jacobian_reverse`], [`jacobian_forward`] and [`jacobian_central`]
-//!   differentiate it into caller-provided slices, without allocating.
+//!   differentiate it into caller-provided slices, without allocating; each keeps its scratch
+//!   within [`SCRATCH_STACK_BYTES`] of stack and documents its bound. The crate's one feature,
+//!   `alloc`, lets larger problems put that scratch on the heap instead of failing.
 //! - **Checks**: [`compare`] (`|a - b| <= atol + rtol·|b|`, worst element reported) and
 //!   [`gradcheck`] (reverse vs forward vs central differences, backward twice, zero seed), with
 //!   default [`Tolerance`]s per scalar type.
@@ -51,21 +53,29 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "alloc")]
+extern crate alloc;
+
 mod anomaly;
 mod check;
+mod diff_error;
 mod dot;
+mod drive;
 mod dual;
 mod dual_vec;
 mod error;
 #[cfg(autograd_fault_injection)]
 pub mod fault;
 mod finite_diff;
+mod function;
 mod gradient;
 mod hessian;
+mod jacobian;
 pub mod math;
 mod number;
 mod op;
 mod scalar;
+mod scratch;
 mod tape;
 #[cfg(feature = "testkit")]
 pub mod testkit;
@@ -75,19 +85,21 @@ pub use anomaly::{Anomaly, AnomalyInput, AnomalyKind, BackwardError};
 pub use check::{
     compare, gradcheck, gradcheck_with, Comparison, ElementError, GradcheckReport, Tolerance,
 };
+pub use diff_error::DiffError;
 pub use dual::Dual;
 pub use dual_vec::DualVec;
 pub use error::TapeError;
 pub use finite_diff::{central_step, gradient_central, jacobian_central};
+pub use function::{Function, VectorFunction};
 pub use gradient::{
     directional_derivative, gradient_forward, gradient_forward_vec, gradient_reverse,
-    jacobian_forward, jacobian_forward_vec, jacobian_reverse, DiffError, Function, VectorFunction,
-    MAX_DIMENSION,
 };
 pub use hessian::{hessian, hessian_forward, hessian_vec, hessian_vector_product};
+pub use jacobian::{jacobian_forward, jacobian_forward_vec, jacobian_reverse};
 pub use number::Number;
 pub use op::Op;
 pub use scalar::Scalar;
+pub use scratch::{MAX_DIMENSION, SCRATCH_STACK_BYTES};
 pub use tape::{Gradients, Mark, Node, NodeId, Slot, Tape, TapeView, MAX_CAPACITY};
 pub use var::Var;
 

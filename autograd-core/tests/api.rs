@@ -266,13 +266,21 @@ fn a_closure_over_an_array_is_differentiated_in_one_call() {
     assert_eq!(y, 4f64.sin());
     assert_eq!(dy, 4.0 * 4f64.cos());
     // Two inputs, constants mixed in; the tape is back where it was and keeps its leaf.
-    let (y, g) = tape.gradient([3.0, 4.0], |[a, b]| (a * a + b * b).sqrt() * 2.0).unwrap();
+    let (y, g) = tape
+        .gradient([3.0, 4.0], |[a, b]| (a * a + b * b).sqrt() * 2.0)
+        .unwrap();
     assert_eq!(y, 10.0);
-    assert!((g[0] - 1.2).abs() < 1e-15 && (g[1] - 1.6).abs() < 1e-15, "{g:?}");
+    assert!(
+        (g[0] - 1.2).abs() < 1e-15 && (g[1] - 1.6).abs() < 1e-15,
+        "{g:?}"
+    );
     assert_eq!(tape.len(), 1);
     assert_eq!(tape.get(kept).unwrap().value(), 7.0);
     // A constant result: zero gradient.
-    assert_eq!(tape.gradient([1.0, 2.0], |_| Var::constant(5.0)), Ok((5.0, [0.0; 2])));
+    assert_eq!(
+        tape.gradient([1.0, 2.0], |_| Var::constant(5.0)),
+        Ok((5.0, [0.0; 2]))
+    );
     // Too big for the tape: the error says how much it asked for, and the tape is usable after.
     let err = tape
         .gradient([1.0; 8], |x| x.iter().fold(x[0], |s, v| (s * *v).sin()))

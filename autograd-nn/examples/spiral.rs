@@ -6,6 +6,8 @@
 //! `cargo run --release -p autograd-nn --example spiral [-- SEED]`
 //!
 //! `tests/examples.rs` includes this file and checks the claims printed here.
+mod common;
+
 use std::ops::ControlFlow;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -23,21 +25,7 @@ const N: usize = 300;
 const TAPE_NODES: usize = P + N * (2 + MODEL.forward_slots() + 16) + 8;
 
 fn main() -> ExitCode {
-    let seed = match std::env::args().nth(1).map(|s| s.parse::<u64>()) {
-        None => 7,
-        Some(Ok(seed)) => seed,
-        Some(Err(e)) => {
-            eprintln!("usage: spiral [SEED]  (SEED: an unsigned integer; {e})");
-            return ExitCode::from(2);
-        }
-    };
-    match train(seed, true) {
-        Ok(_) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    common::main_with_seed("spiral", 7, train)
 }
 
 /// Trains from `seed`, printing progress if `verbose`; returns the final loss and accuracy and

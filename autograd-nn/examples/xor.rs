@@ -6,6 +6,8 @@
 //! `cargo run -p autograd-nn --example xor [-- SEED]`
 //!
 //! `tests/examples.rs` includes this file and checks the claims printed here.
+mod common;
+
 use std::ops::ControlFlow;
 use std::process::ExitCode;
 
@@ -22,21 +24,7 @@ const TAPE_NODES: usize = P + 4 * (2 + MODEL.forward_slots() + 3) + 8;
 pub const MAX_STEPS: usize = 100_000;
 
 fn main() -> ExitCode {
-    let seed = match std::env::args().nth(1).map(|s| s.parse::<u64>()) {
-        None => 42,
-        Some(Ok(seed)) => seed,
-        Some(Err(e)) => {
-            eprintln!("usage: xor [SEED]  (SEED: an unsigned integer; {e})");
-            return ExitCode::from(2);
-        }
-    };
-    match train(seed, true) {
-        Ok(_) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    common::main_with_seed("xor", 42, train)
 }
 
 /// What a run found.

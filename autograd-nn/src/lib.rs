@@ -57,6 +57,7 @@ pub mod data;
 mod error;
 mod loss;
 mod mlp;
+mod objective;
 mod optim;
 mod rng;
 mod train;
@@ -67,9 +68,10 @@ pub use loss::{
     l2_penalty, BceWithLogits, Hinge, Loss, Reduction, SoftmaxCrossEntropy, SquaredError,
 };
 pub use mlp::{neuron, Activation, Init, Layer, Mlp, MAX_WIDTH};
-pub use optim::{Adam, LearningRate, Momentum, Optimizer, Sgd};
+pub use objective::{Objective, Stats};
+pub use optim::{Adam, LearningRate, Momentum, Optimizer, Schedule, Sgd};
 pub use rng::Rng;
-pub use train::{Objective, Outcome, Progress, Stats, Stop, TrainConfig, Trainer};
+pub use train::{Outcome, Progress, Stop, TrainConfig, Trainer};
 
 #[cfg(feature = "std")]
 extern crate std;

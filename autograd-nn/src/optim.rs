@@ -64,16 +64,62 @@ impl LearningRate {
     }
 }
 
+/// A [`LearningRate`] and the number of updates made along it: the state every optimizer
+/// shares (the step number drives the schedule and Adam's bias correction).
+///
+/// ```
+/// use autograd_nn::{LearningRate, Schedule};
+/// let mut s = Schedule::new(LearningRate::Step { initial: 1.0, factor: 0.5, every: 2 });
+/// assert_eq!([s.advance(), s.advance(), s.advance()], [1.0, 1.0, 0.5]);
+/// assert_eq!((s.steps(), s.rate()), (3, 0.5));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Schedule {
+    lr: LearningRate,
+    k: usize,
+}
+
+impl Schedule {
+    /// At step 0 of `lr`.
+    pub fn new(lr: LearningRate) -> Self {
+        Schedule { lr, k: 0 }
+    }
+
+    /// The rate of the next update.
+    pub fn rate(&self) -> f64 {
+        self.lr.at(self.k)
+    }
+
+    /// Number of updates made so far.
+    pub fn steps(&self) -> usize {
+        self.k
+    }
+
+    /// The rate of this update; counts it.
+    pub fn advance(&mut self) -> f64 {
+        let lr = self.rate();
+        self.k += 1;
+        lr
+    }
+}
+
 /// Updates `P` parameters in place from their gradient.
 pub trait Optimizer<S: Scalar, const P: usize> {
     /// One update: `params` move against `grads`; the step counter advances.
     fn step(&mut self, params: &mut [S; P], grads: &[S; P]);
 
+    /// The schedule and the updates made along it.
+    fn schedule(&self) -> &Schedule;
+
     /// The learning rate the next [`step`](Self::step) will use.
-    fn learning_rate(&self) -> f64;
+    fn learning_rate(&self) -> f64 {
+        self.schedule().rate()
+    }
 
     /// Number of updates made so far.
-    fn steps(&self) -> usize;
+    fn steps(&self) -> usize {
+        self.schedule().steps()
+    }
 }
 
 /// Plain gradient descent, `p -= lr(k) * g`: the seed lesson's and micrograd's update.
@@ -87,30 +133,27 @@ pub trait Optimizer<S: Scalar, const P: usize> {
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Sgd {
-    lr: LearningRate,
-    k: usize,
+    schedule: Schedule,
 }
 
 impl Sgd {
     /// Gradient descent with the given schedule.
     pub fn new(lr: LearningRate) -> Self {
-        Sgd { lr, k: 0 }
+        Sgd {
+            schedule: Schedule::new(lr),
+        }
     }
 }
 
 impl<S: Scalar, const P: usize> Optimizer<S, P> for Sgd {
     fn step(&mut self, params: &mut [S; P], grads: &[S; P]) {
-        let lr = S::from_f64(self.lr.at(self.k));
+        let lr = S::from_f64(self.schedule.advance());
         for (p, g) in params.iter_mut().zip(grads) {
             *p -= lr * *g;
         }
-        self.k += 1;
     }
-    fn learning_rate(&self) -> f64 {
-        self.lr.at(self.k)
-    }
-    fn steps(&self) -> usize {
-        self.k
+    fn schedule(&self) -> &Schedule {
+        &self.schedule
     }
 }
 
@@ -127,38 +170,32 @@ impl<S: Scalar, const P: usize> Optimizer<S, P> for Sgd {
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Momentum<S, const P: usize> {
-    lr: LearningRate,
+    schedule: Schedule,
     mu: S,
     velocity: [S; P],
-    k: usize,
 }
 
 impl<S: Scalar, const P: usize> Momentum<S, P> {
     /// Momentum `mu` (typically 0.9) with the given schedule.
     pub fn new(lr: LearningRate, mu: f64) -> Self {
         Momentum {
-            lr,
+            schedule: Schedule::new(lr),
             mu: S::from_f64(mu),
             velocity: [S::ZERO; P],
-            k: 0,
         }
     }
 }
 
 impl<S: Scalar, const P: usize> Optimizer<S, P> for Momentum<S, P> {
     fn step(&mut self, params: &mut [S; P], grads: &[S; P]) {
-        let lr = S::from_f64(self.lr.at(self.k));
+        let lr = S::from_f64(self.schedule.advance());
         for ((p, g), v) in params.iter_mut().zip(grads).zip(&mut self.velocity) {
             *v = self.mu * *v + *g;
             *p -= lr * *v;
         }
-        self.k += 1;
     }
-    fn learning_rate(&self) -> f64 {
-        self.lr.at(self.k)
-    }
-    fn steps(&self) -> usize {
-        self.k
+    fn schedule(&self) -> &Schedule {
+        &self.schedule
     }
 }
 
@@ -178,13 +215,12 @@ impl<S: Scalar, const P: usize> Optimizer<S, P> for Momentum<S, P> {
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Adam<S, const P: usize> {
-    lr: LearningRate,
+    schedule: Schedule,
     beta1: f64,
     beta2: f64,
     eps: f64,
     m: [S; P],
     v: [S; P],
-    k: usize,
 }
 
 impl<S: Scalar, const P: usize> Adam<S, P> {
@@ -196,13 +232,12 @@ impl<S: Scalar, const P: usize> Adam<S, P> {
     /// Adam with explicit constants.
     pub fn with_betas(lr: LearningRate, beta1: f64, beta2: f64, eps: f64) -> Self {
         Adam {
-            lr,
+            schedule: Schedule::new(lr),
             beta1,
             beta2,
             eps,
             m: [S::ZERO; P],
             v: [S::ZERO; P],
-            k: 0,
         }
     }
 }
@@ -210,8 +245,8 @@ impl<S: Scalar, const P: usize> Adam<S, P> {
 impl<S: Scalar, const P: usize> Optimizer<S, P> for Adam<S, P> {
     fn step(&mut self, params: &mut [S; P], grads: &[S; P]) {
         use autograd_core::Number;
-        let t = (self.k + 1).min(i32::MAX as usize) as i32;
-        let lr = S::from_f64(self.lr.at(self.k));
+        let t = (self.schedule.steps() + 1).min(i32::MAX as usize) as i32;
+        let lr = S::from_f64(self.schedule.advance());
         let (b1, b2) = (S::from_f64(self.beta1), S::from_f64(self.beta2));
         let c1 = S::from_f64(1.0 - Number::powi(self.beta1, t));
         let c2 = S::from_f64(1.0 - Number::powi(self.beta2, t));
@@ -228,12 +263,8 @@ impl<S: Scalar, const P: usize> Optimizer<S, P> for Adam<S, P> {
             let v_hat = *v / c2;
             *p -= lr * m_hat / (v_hat.sqrt() + eps);
         }
-        self.k += 1;
     }
-    fn learning_rate(&self) -> f64 {
-        self.lr.at(self.k)
-    }
-    fn steps(&self) -> usize {
-        self.k
+    fn schedule(&self) -> &Schedule {
+        &self.schedule
     }
 }

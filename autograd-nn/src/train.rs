@@ -1,178 +1,14 @@
-//! [`Objective`] (network + loss + regularisation) and [`Trainer`] (the allocation-free loop).
+//! [`Trainer`]: the allocation-free training loop (gradients summed over chunks of a batch on a
+//! reused tape, then an optimizer step), with its configuration and reports.
 
 use core::ops::ControlFlow;
 
-use autograd_core::{Mark, NodeId, Number, Scalar, TapeView, Var};
+use autograd_core::{Mark, NodeId, Scalar, TapeView, Var};
 
 use crate::data::Sample;
-use crate::loss::{l2_penalty, Loss, Reduction};
-use crate::{Mlp, NnError, Optimizer, Rng, MAX_WIDTH};
-
-/// What is minimised: a network, a per-sample loss, how a batch's losses combine, and an
-/// optional L2 penalty `l2 * sum p^2`.
-///
-/// [`evaluate`](Self::evaluate) is generic over [`Number`], so the very function the trainer
-/// differentiates on the tape can be evaluated on `f64` (finite differences) or on dual numbers
-/// (forward mode) to check it.
-///
-/// ```
-/// use autograd_nn::{data, Activation, Hinge, Mlp, Objective};
-/// let model = Mlp::new([2, 3, 1], Activation::Relu, Activation::Linear);
-/// let objective = Objective::new(model, Hinge).with_l2(1e-4);
-/// let params = [0.0_f64; 13];
-/// // All scores are 0, so every hinge term is 1 and the penalty is 0.
-/// let loss = objective.evaluate(&params, &data::moons::<8>(0.1, 1))?;
-/// assert_eq!(loss, 1.0);
-/// # Ok::<(), autograd_nn::NnError>(())
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Objective<L, const D: usize> {
-    /// The network.
-    pub model: Mlp<D>,
-    /// The per-sample loss.
-    pub loss: L,
-    /// Mean or sum over the batch.
-    pub reduction: Reduction,
-    /// L2 coefficient (0 for none).
-    pub l2: f64,
-}
-
-/// Loss and accuracy of a batch.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Stats {
-    /// The objective's value (data loss plus penalty).
-    pub loss: f64,
-    /// Samples counted as correct by the loss.
-    pub correct: usize,
-    /// Samples in the batch.
-    pub samples: usize,
-}
-
-impl Stats {
-    /// `correct / samples` (0 for an empty batch).
-    pub fn accuracy(&self) -> f64 {
-        if self.samples == 0 {
-            0.0
-        } else {
-            self.correct as f64 / self.samples as f64
-        }
-    }
-}
-
-impl<L: Loss, const D: usize> Objective<L, D> {
-    /// Mean loss, no penalty.
-    pub fn new(model: Mlp<D>, loss: L) -> Self {
-        Objective {
-            model,
-            loss,
-            reduction: Reduction::Mean,
-            l2: 0.0,
-        }
-    }
-
-    /// The same objective with another reduction.
-    pub fn with_reduction(mut self, reduction: Reduction) -> Self {
-        self.reduction = reduction;
-        self
-    }
-
-    /// The same objective with the penalty `alpha * sum p^2`.
-    pub fn with_l2(mut self, alpha: f64) -> Self {
-        self.l2 = alpha;
-        self
-    }
-
-    fn scale(&self, samples: usize) -> f64 {
-        match self.reduction {
-            Reduction::Mean => 1.0 / samples as f64,
-            Reduction::Sum => 1.0,
-        }
-    }
-
-    fn check<const I: usize>(&self, params: usize, batch: &[Sample<I>]) -> Result<(), NnError> {
-        if batch.is_empty() {
-            return Err(NnError::EmptyBatch);
-        }
-        for (what, expected, actual) in [
-            ("parameters", self.model.param_count(), params),
-            ("inputs", self.model.inputs(), I),
-        ] {
-            if expected != actual {
-                return Err(NnError::LengthMismatch {
-                    what,
-                    expected,
-                    actual,
-                });
-            }
-        }
-        batch
-            .iter()
-            .try_for_each(|s| self.loss.check_target(s.y, self.model.outputs()))
-    }
-
-    /// The objective at `params` over `batch`, in any number type: reduction of the per-sample
-    /// losses, plus the penalty.
-    ///
-    /// # Errors
-    /// [`NnError::EmptyBatch`], [`NnError::LengthMismatch`] (parameters, or the samples' input
-    /// size), [`NnError::BadLabel`].
-    pub fn evaluate<T: Number, const I: usize>(
-        &self,
-        params: &[T],
-        batch: &[Sample<I>],
-    ) -> Result<T, NnError> {
-        Ok(self.evaluate_counting(params, batch)?.0)
-    }
-
-    fn evaluate_counting<T: Number, const I: usize>(
-        &self,
-        params: &[T],
-        batch: &[Sample<I>],
-    ) -> Result<(T, usize), NnError> {
-        self.check(params.len(), batch)?;
-        let outputs = self.model.outputs();
-        let mut sum: Option<T> = None;
-        let mut correct = 0;
-        for s in batch {
-            let x: [T; I] = core::array::from_fn(|k| T::from_f64(s.x[k]));
-            let mut out = heapless::Vec::new();
-            crate::mlp::resize::<T>(&mut out, outputs, D - 1)?;
-            self.model.forward(params, &x, &mut out)?;
-            let l = self.loss.sample(&out, s.y);
-            sum = Some(match sum {
-                Some(acc) => acc + l,
-                None => l,
-            });
-            let values = widths_from(&out, |v| v.to_f64());
-            correct += usize::from(self.loss.is_correct(&values, s.y));
-        }
-        let mut total = sum.unwrap_or_else(T::zero);
-        if self.reduction == Reduction::Mean {
-            total *= T::from_f64(self.scale(batch.len()));
-        }
-        if self.l2 != 0.0 {
-            total += l2_penalty(self.l2, params);
-        }
-        Ok((total, correct))
-    }
-
-    /// Loss and accuracy at plain parameters.
-    ///
-    /// # Errors
-    /// As [`evaluate`](Self::evaluate).
-    pub fn stats<S: Scalar, const I: usize>(
-        &self,
-        params: &[S],
-        batch: &[Sample<I>],
-    ) -> Result<Stats, NnError> {
-        let (loss, correct) = self.evaluate_counting(params, batch)?;
-        Ok(Stats {
-            loss: loss.to_f64(),
-            correct,
-            samples: batch.len(),
-        })
-    }
-}
+use crate::loss::{l2_penalty, Loss};
+use crate::objective::{widths_from, Objective, Stats};
+use crate::{NnError, Optimizer, Rng};
 
 /// When to stop, and how to batch.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -254,7 +90,7 @@ const CHUNK_RESERVE: usize = 4;
 /// loss here is a sum over samples plus a penalty (recorded with the first chunk). Nothing is
 /// allocated: the tape, the parameters and the gradient are all fixed-size.
 ///
-/// Sizing: a sample costs at most [`Mlp::forward_slots`] plus a few slots for its loss and the
+/// Sizing: a sample costs at most [`Mlp::forward_slots`](crate::Mlp::forward_slots) plus a few slots for its loss and the
 /// running sum (inputs are constants, which cost nothing); the penalty costs `2P + 1`. The trainer measures a sample's cost on the first one
 /// and never starts a sample it has no room for. A tape that cannot hold `P` parameters plus one
 /// sample is reported as [`NnError::Tape`] with the capacity.
@@ -545,9 +381,4 @@ impl<'t, S: Scalar, const P: usize> Trainer<'t, S, P> {
             last,
         })
     }
-}
-
-/// `f` of every element of `xs`, in a buffer of the same width.
-fn widths_from<T>(xs: &[T], f: impl Fn(&T) -> f64) -> heapless::Vec<f64, MAX_WIDTH> {
-    xs.iter().take(MAX_WIDTH).map(f).collect()
 }

@@ -1,0 +1,123 @@
+//! Which instructions exercise which of the core's operations ([`exercised_by`]): matched on
+//! [`Op`] exhaustively, so an operation added to the core and forgotten here fails to compile.
+
+use autograd_core::Op;
+
+use crate::{Binary, Kind, Unary, WithConst};
+
+/// The instructions whose recording may write a statement labelled `op` (a statement is labelled
+/// with the last operation applied to the handle it holds): the program generator's tie to the
+/// core's table of operations. The `match` is exhaustive, without a wildcard, so an operation
+/// added to the core and forgotten here fails to compile; the differential target checks, for
+/// every statement a program writes, that the instruction that wrote it is listed here for the
+/// statement's operation, so a wrong entry is found by fuzzing.
+///
+/// A constant operand (an empty `sum` or `dot` upstream) turns `x + c`, `c - x`, `x * c` and
+/// `x / c` into the folded `Shift`, `Neg` then `Shift`, and `Scale`; `mul_add` over at most two
+/// recorded values is `x * a + b`.
+pub fn exercised_by(op: Op) -> &'static [Kind] {
+    use Binary as B;
+    use Kind as K;
+    use Unary as U;
+    use WithConst as C;
+    match op {
+        // Only program inputs are leaves; no instruction makes one.
+        Op::Leaf => &[],
+        Op::Sum => &[K::Sum],
+        Op::Dot => &[K::Dot, K::Affine],
+        Op::MulAdd => &[K::MulAdd],
+        Op::Add => &[K::Binary(B::Add), K::MulAdd],
+        Op::Sub => &[K::Binary(B::Sub)],
+        Op::Mul => &[K::Binary(B::Mul), K::MulAdd],
+        Op::Div => &[K::Binary(B::Div), K::Const(C::CDiv)],
+        Op::Pow => &[K::Binary(B::Pow)],
+        Op::Max => &[K::Binary(B::Max)],
+        Op::Min => &[K::Binary(B::Min)],
+        Op::Neg => &[
+            K::Unary(U::Neg),
+            K::Const(C::CSub),
+            K::Const(C::RsubF64),
+            K::Binary(B::Sub),
+        ],
+        Op::Scale => &[
+            K::Const(C::MulC),
+            K::Const(C::CMul),
+            K::Const(C::DivC),
+            K::Const(C::MulF64),
+            K::Binary(B::Mul),
+            K::Binary(B::Div),
+            K::MulAdd,
+        ],
+        Op::Shift => &[
+            K::Const(C::AddC),
+            K::Const(C::CAdd),
+            K::Const(C::SubC),
+            K::Const(C::CSub),
+            K::Const(C::AddF64),
+            K::Const(C::RsubF64),
+            K::Binary(B::Add),
+            K::Binary(B::Sub),
+            K::MulAdd,
+        ],
+        Op::Square => &[K::Unary(U::Square)],
+        Op::Powi => &[K::Powi],
+        Op::Powf => &[K::Const(C::Powf)],
+        Op::Exp => &[K::Unary(U::Exp)],
+        Op::Ln => &[K::Unary(U::Ln)],
+        Op::Sqrt => &[K::Unary(U::Sqrt)],
+        Op::Sin => &[K::Unary(U::Sin)],
+        Op::Cos => &[K::Unary(U::Cos)],
+        Op::Tan => &[K::Unary(U::Tan)],
+        Op::Tanh => &[K::Unary(U::Tanh)],
+        Op::Sigmoid => &[K::Unary(U::Sigmoid)],
+        Op::Relu => &[K::Unary(U::Relu)],
+        Op::LeakyRelu => &[K::Const(C::LeakyRelu)],
+        Op::Abs => &[K::Unary(U::Abs)],
+        Op::Softplus => &[K::Unary(U::Softplus)],
+    }
+}
+
+/// Whether instruction `kind` may write a statement labelled `op` (see [`exercised_by`]).
+pub fn may_record(kind: Kind, op: Op) -> bool {
+    exercised_by(op).contains(&kind)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_operation_but_leaf_is_exercised_and_every_instruction_records_one() {
+        for &op in Op::ALL {
+            assert_eq!(exercised_by(op).is_empty(), op == Op::Leaf, "{op:?}");
+        }
+        let (unary, binary) = (Unary::ALL, Binary::ALL);
+        let with_const = [
+            WithConst::AddC,
+            WithConst::CAdd,
+            WithConst::SubC,
+            WithConst::CSub,
+            WithConst::MulC,
+            WithConst::CMul,
+            WithConst::DivC,
+            WithConst::CDiv,
+            WithConst::Powf,
+            WithConst::LeakyRelu,
+            WithConst::MulF64,
+            WithConst::AddF64,
+            WithConst::RsubF64,
+        ];
+        let kinds = unary
+            .map(Kind::Unary)
+            .into_iter()
+            .chain(binary.map(Kind::Binary))
+            .chain(with_const.map(Kind::Const))
+            .chain([Kind::Powi, Kind::Sum, Kind::Dot, Kind::Affine, Kind::MulAdd]);
+        for kind in kinds {
+            assert!(
+                Op::ALL.iter().any(|&op| may_record(kind, op)),
+                "{kind:?} records no operation"
+            );
+        }
+    }
+}
