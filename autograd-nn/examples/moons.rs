@@ -139,7 +139,7 @@ pub fn train(seed: u64, verbose: bool, small_tape: bool) -> Result<MoonsRun, NnE
                     "step {:3} loss {:.6}, accuracy {:5.1}%  (lr {:.3})",
                     p.step,
                     p.loss,
-                    p.accuracy * 100.0,
+                    p.accuracy.unwrap_or(0.0) * 100.0,
                     p.learning_rate
                 );
             }
@@ -153,7 +153,7 @@ pub fn train(seed: u64, verbose: bool, small_tape: bool) -> Result<MoonsRun, NnE
             "after {} steps: loss {:.6}, training accuracy {:.1}% ({}/{})",
             outcome.updates,
             stats.loss,
-            stats.accuracy() * 100.0,
+            stats.accuracy().unwrap_or(0.0) * 100.0,
             stats.correct,
             stats.samples
         );

@@ -58,7 +58,7 @@ pub fn train(seed: u64, verbose: bool) -> Result<(Stats, usize), autograd_nn::Nn
                     "step {:4} loss {:.4}, accuracy {:5.1}%",
                     p.step,
                     p.loss,
-                    p.accuracy * 100.0
+                    p.accuracy.unwrap_or(0.0) * 100.0
                 );
             }
             ControlFlow::Continue(())
@@ -73,7 +73,7 @@ pub fn train(seed: u64, verbose: bool) -> Result<(Stats, usize), autograd_nn::Nn
             outcome.updates,
             outcome.stop,
             stats.loss,
-            stats.accuracy() * 100.0,
+            stats.accuracy().unwrap_or(0.0) * 100.0,
             stats.correct,
             stats.samples,
             elapsed.as_secs_f64() * 1e3 / (outcome.updates + 1) as f64

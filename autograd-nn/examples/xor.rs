@@ -62,7 +62,7 @@ pub fn train(seed: u64, verbose: bool) -> Result<XorRun, autograd_nn::NnError> {
     }
     let mut first_all_right = None;
     let outcome = trainer.train(&objective, &mut params, &mut data, &mut sgd, &config, |p| {
-        if p.accuracy == 1.0 && first_all_right.is_none() {
+        if p.accuracy == Some(1.0) && first_all_right.is_none() {
             first_all_right = Some(p.step);
         }
         if verbose && (p.step % 100 == 0 || p.step < 100 && p.step % 20 == 0) {
@@ -70,7 +70,7 @@ pub fn train(seed: u64, verbose: bool) -> Result<XorRun, autograd_nn::NnError> {
                 "step {:5}  loss = {:.4}  signs right: {}/4",
                 p.step,
                 p.loss,
-                (p.accuracy * 4.0).round()
+                (p.accuracy.unwrap_or(0.0) * 4.0).round()
             );
         }
         ControlFlow::Continue(())

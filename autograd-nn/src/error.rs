@@ -50,13 +50,29 @@ pub enum NnError {
         /// Number of samples in the data set.
         samples: usize,
     },
-    /// A class label that the network has no output for.
+    /// A target the loss cannot use: not finite, a class the network has no output for, a
+    /// probability outside [0, 1].
     BadLabel {
         /// The label.
         label: f64,
         /// Number of outputs (classes).
         classes: usize,
     },
+    /// A sample whose input is NaN or infinite.
+    NonFiniteInput {
+        /// Index of the sample in its batch.
+        sample: usize,
+    },
+    /// Training produced a value that is not finite; the step is the one that did.
+    NotFinite {
+        /// The training step (from 0).
+        step: usize,
+        /// What is not finite: the loss, a gradient, a parameter or the learning rate.
+        what: &'static str,
+    },
+    /// A target accuracy was asked of a loss that does not classify these targets (a squared
+    /// error against targets other than ±1).
+    NoAccuracy,
 }
 
 impl fmt::Display for NnError {
@@ -85,9 +101,23 @@ impl fmt::Display for NnError {
                 f,
                 "mini-batch size {size} is not in 1..={samples} (the data set's size)"
             ),
-            NnError::BadLabel { label, classes } => {
-                write!(f, "label {label} is not a class index in 0..{classes}")
+            NnError::BadLabel { label, classes } => write!(
+                f,
+                "target {label} cannot be used by this loss with {classes} output(s) (a class \
+                 index in 0..{classes}, a probability in [0, 1], a finite value)"
+            ),
+            NnError::NonFiniteInput { sample } => {
+                write!(f, "sample {sample} has an input that is NaN or infinite")
             }
+            NnError::NotFinite { step, what } => write!(
+                f,
+                "training step {step}: the {what} is NaN or infinite; training stopped (check the \
+                 learning rate, the data and the initial parameters)"
+            ),
+            NnError::NoAccuracy => f.write_str(
+                "a target accuracy needs a loss that classifies every sample (a squared error \
+                 does only against labels -1 and 1)",
+            ),
         }
     }
 }

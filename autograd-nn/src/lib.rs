@@ -46,7 +46,7 @@
 //!     core::ops::ControlFlow::Continue(())
 //! })?;
 //! assert_eq!(outcome.stop, Stop::TargetAccuracy);
-//! assert_eq!(objective.stats(&params, &data)?.accuracy(), 1.0);
+//! assert_eq!(objective.stats(&params, &data)?.accuracy(), Some(1.0));
 //! # Ok::<(), autograd_nn::NnError>(())
 //! ```
 #![cfg_attr(not(test), no_std)]

@@ -11,45 +11,77 @@ use crate::NnError;
 /// The loss of one sample, and whether the sample counts as correctly classified.
 ///
 /// `target` is one `f64` whose meaning each loss documents (a value, a ±1 or 0/1 label, or a
-/// class index), which covers every data set of this crate.
+/// class index), which covers every data set of this crate. A target the loss cannot use (NaN,
+/// a class out of range, a probability outside [0, 1]) is an error, never a panic or a silent
+/// guess.
 pub trait Loss {
-    /// The loss of `output` (the network's outputs) against `target`.
-    ///
-    /// Called only after [`check_target`](Self::check_target) accepted the target.
-    fn sample<T: Number>(&self, output: &[T], target: f64) -> T;
-
-    /// Whether the prediction `output` counts as right (for the accuracy figure).
-    fn is_correct(&self, output: &[f64], target: f64) -> bool;
-
-    /// Rejects a target this loss cannot use with `outputs` outputs.
+    /// The loss of `output` (the network's outputs) against `target`: checks both with
+    /// [`check_target`](Self::check_target), then [`sample_unchecked`](Self::sample_unchecked).
     ///
     /// # Errors
-    /// [`NnError::BadLabel`] (e.g. a class index out of range).
+    /// [`NnError::BadLabel`]; [`NnError::LengthMismatch`] for an empty `output`.
+    fn sample<T: Number>(&self, output: &[T], target: f64) -> Result<T, NnError> {
+        if output.is_empty() {
+            return Err(NnError::LengthMismatch {
+                what: "outputs",
+                expected: 1,
+                actual: 0,
+            });
+        }
+        self.check_target(target, output.len())?;
+        Ok(self.sample_unchecked(output, target))
+    }
+
+    /// The loss, for a target [`check_target`](Self::check_target) accepted with
+    /// `output.len()` outputs (what the trainer calls per sample after checking the batch once).
+    /// Otherwise the result is unspecified (it may be NaN), but it does not panic for a
+    /// non-empty `output`.
+    fn sample_unchecked<T: Number>(&self, output: &[T], target: f64) -> T;
+
+    /// Whether the prediction `output` counts as right, for the accuracy figure; `None` where
+    /// the loss does not classify (a squared error against a real-valued target).
+    fn is_correct(&self, output: &[f64], target: f64) -> Option<bool>;
+
+    /// Rejects a target this loss cannot use with `outputs` outputs. The default accepts every
+    /// finite target.
+    ///
+    /// # Errors
+    /// [`NnError::BadLabel`] (a non-finite target, a class index out of range, ...).
     fn check_target(&self, target: f64, outputs: usize) -> Result<(), NnError> {
-        let _ = (target, outputs);
-        Ok(())
+        if target.is_finite() {
+            Ok(())
+        } else {
+            Err(NnError::BadLabel {
+                label: target,
+                classes: outputs,
+            })
+        }
     }
 }
 
 /// Squared error `(output[0] - target)^2`: the mean over a batch is the MSE, the sum is the seed
-/// lesson's XOR loss. A prediction counts as correct when its sign matches the target's (the
-/// XOR targets are -1 and 1).
+/// lesson's XOR loss. Against a ±1 label (the XOR targets) a prediction counts as correct when
+/// its sign matches; against any other target (regression) there is no accuracy: `is_correct`
+/// is `None`.
 ///
 /// ```
 /// use autograd_nn::{Loss, SquaredError};
-/// assert_eq!(SquaredError.sample(&[0.5_f64], -1.0), 2.25);
-/// assert!(SquaredError.is_correct(&[-0.2], -1.0));
+/// assert_eq!(SquaredError.sample(&[0.5_f64], -1.0)?, 2.25);
+/// assert_eq!(SquaredError.is_correct(&[-0.2], -1.0), Some(true));
+/// assert_eq!(SquaredError.is_correct(&[0.3], 0.25), None); // a regression target
+/// assert!(SquaredError.sample(&[0.5_f64], f64::NAN).is_err());
+/// # Ok::<(), autograd_nn::NnError>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SquaredError;
 
 impl Loss for SquaredError {
     #[inline]
-    fn sample<T: Number>(&self, output: &[T], target: f64) -> T {
+    fn sample_unchecked<T: Number>(&self, output: &[T], target: f64) -> T {
         (output[0] - T::from_f64(target)).square()
     }
-    fn is_correct(&self, output: &[f64], target: f64) -> bool {
-        (output[0] > 0.0) == (target > 0.0)
+    fn is_correct(&self, output: &[f64], target: f64) -> Option<bool> {
+        (target == 1.0 || target == -1.0).then(|| (output[0] > 0.0) == (target > 0.0))
     }
 }
 
@@ -59,22 +91,24 @@ impl Loss for SquaredError {
 ///
 /// ```
 /// use autograd_nn::{Hinge, Loss};
-/// assert_eq!(Hinge.sample(&[0.25_f64], 1.0), 0.75);
-/// assert_eq!(Hinge.sample(&[0.25_f64], 0.0), 1.25); // label 0 means y = -1
-/// assert_eq!(Hinge.sample(&[3.0_f64], 1.0), 0.0); // beyond the margin
+/// assert_eq!(Hinge.sample(&[0.25_f64], 1.0)?, 0.75);
+/// assert_eq!(Hinge.sample(&[0.25_f64], 0.0)?, 1.25); // label 0 means y = -1
+/// assert_eq!(Hinge.sample(&[3.0_f64], 1.0)?, 0.0); // beyond the margin
+/// assert!(Hinge.sample(&[3.0_f64], f64::NAN).is_err()); // not a label: not silently y = -1
+/// # Ok::<(), autograd_nn::NnError>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Hinge;
 
 impl Loss for Hinge {
     #[inline]
-    fn sample<T: Number>(&self, output: &[T], target: f64) -> T {
+    fn sample_unchecked<T: Number>(&self, output: &[T], target: f64) -> T {
         let y = if target > 0.0 { 1.0 } else { -1.0 };
         // 1 - y*s, written as 1 + (-y)*s as micrograd does.
         (T::one() + T::from_f64(-y) * output[0]).relu()
     }
-    fn is_correct(&self, output: &[f64], target: f64) -> bool {
-        (output[0] > 0.0) == (target > 0.0)
+    fn is_correct(&self, output: &[f64], target: f64) -> Option<bool> {
+        Some((output[0] > 0.0) == (target > 0.0))
     }
 }
 
@@ -87,20 +121,32 @@ impl Loss for Hinge {
 /// use autograd_nn::{BceWithLogits, Loss};
 /// let z = 0.3_f64;
 /// let p = 1.0 / (1.0 + (-z).exp());
-/// assert!((BceWithLogits.sample(&[z], 1.0) + p.ln()).abs() < 1e-15);
-/// assert_eq!(BceWithLogits.sample(&[-1000.0_f64], 1.0), 1000.0); // the naive form gives inf
+/// assert!((BceWithLogits.sample(&[z], 1.0)? + p.ln()).abs() < 1e-15);
+/// assert_eq!(BceWithLogits.sample(&[-1000.0_f64], 1.0)?, 1000.0); // the naive form gives inf
+/// assert!(BceWithLogits.sample(&[z], 1.5).is_err()); // not a probability
+/// # Ok::<(), autograd_nn::NnError>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct BceWithLogits;
 
 impl Loss for BceWithLogits {
     #[inline]
-    fn sample<T: Number>(&self, output: &[T], target: f64) -> T {
+    fn sample_unchecked<T: Number>(&self, output: &[T], target: f64) -> T {
         let z = output[0];
         z.softplus() - T::from_f64(target) * z
     }
-    fn is_correct(&self, output: &[f64], target: f64) -> bool {
-        (output[0] > 0.0) == (target > 0.5)
+    fn is_correct(&self, output: &[f64], target: f64) -> Option<bool> {
+        Some((output[0] > 0.0) == (target > 0.5))
+    }
+    fn check_target(&self, target: f64, outputs: usize) -> Result<(), NnError> {
+        if (0.0..=1.0).contains(&target) {
+            Ok(())
+        } else {
+            Err(NnError::BadLabel {
+                label: target,
+                classes: outputs,
+            })
+        }
     }
 }
 
@@ -114,23 +160,27 @@ impl Loss for BceWithLogits {
 /// use autograd_nn::{Loss, SoftmaxCrossEntropy};
 /// let z = [1.0_f64, 2.0, 3.0];
 /// let lse = (1f64.exp() + 2f64.exp() + 3f64.exp()).ln();
-/// assert!((SoftmaxCrossEntropy.sample(&z, 0.0) - (lse - 1.0)).abs() < 1e-15);
+/// assert!((SoftmaxCrossEntropy.sample(&z, 0.0)? - (lse - 1.0)).abs() < 1e-15);
 /// // Logits in the thousands stay finite.
-/// assert!((SoftmaxCrossEntropy.sample(&[1000.0_f64, 0.0], 0.0)).abs() < 1e-300);
-/// assert!(SoftmaxCrossEntropy.is_correct(&z, 2.0));
+/// assert!((SoftmaxCrossEntropy.sample(&[1000.0_f64, 0.0], 0.0)?).abs() < 1e-300);
+/// assert_eq!(SoftmaxCrossEntropy.is_correct(&z, 2.0), Some(true));
+/// // A class the network has no output for is an error.
+/// assert!(SoftmaxCrossEntropy.sample(&z, 3.0).is_err());
+/// # Ok::<(), autograd_nn::NnError>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SoftmaxCrossEntropy;
 
 impl SoftmaxCrossEntropy {
-    fn class(target: f64) -> usize {
-        target as usize
+    /// The class index (clamped to the outputs, so an unchecked bad label cannot panic).
+    fn class(target: f64, outputs: usize) -> usize {
+        (target as usize).min(outputs.saturating_sub(1))
     }
 }
 
 impl Loss for SoftmaxCrossEntropy {
     #[inline]
-    fn sample<T: Number>(&self, output: &[T], target: f64) -> T {
+    fn sample_unchecked<T: Number>(&self, output: &[T], target: f64) -> T {
         let m = output
             .iter()
             .map(|z| z.to_f64())
@@ -141,16 +191,16 @@ impl Loss for SoftmaxCrossEntropy {
             sum += (*z - shift).exp();
         }
         // lse - z_c = ln(sum) - (z_c - m)
-        sum.ln() - (output[Self::class(target)] - shift)
+        sum.ln() - (output[Self::class(target, output.len())] - shift)
     }
-    fn is_correct(&self, output: &[f64], target: f64) -> bool {
+    fn is_correct(&self, output: &[f64], target: f64) -> Option<bool> {
         let mut best = 0;
         for (k, z) in output.iter().enumerate() {
             if *z > output[best] {
                 best = k;
             }
         }
-        best == Self::class(target)
+        Some(best == Self::class(target, output.len()))
     }
     fn check_target(&self, target: f64, outputs: usize) -> Result<(), NnError> {
         if target >= 0.0 && target == (target as usize) as f64 && (target as usize) < outputs {

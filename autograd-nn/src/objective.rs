@@ -43,18 +43,18 @@ pub struct Stats {
     pub loss: f64,
     /// Samples counted as correct by the loss.
     pub correct: usize,
+    /// Samples the loss could judge right or wrong ([`Loss::is_correct`] gave `Some`).
+    pub classified: usize,
     /// Samples in the batch.
     pub samples: usize,
 }
 
 impl Stats {
-    /// `correct / samples` (0 for an empty batch).
-    pub fn accuracy(&self) -> f64 {
-        if self.samples == 0 {
-            0.0
-        } else {
-            self.correct as f64 / self.samples as f64
-        }
+    /// `correct / samples`, or `None` when the loss does not classify every sample (a squared
+    /// error against real-valued targets: a regression has no accuracy) or the batch is empty.
+    pub fn accuracy(&self) -> Option<f64> {
+        (self.samples > 0 && self.classified == self.samples)
+            .then(|| self.correct as f64 / self.samples as f64)
     }
 }
 
@@ -108,9 +108,13 @@ impl<L: Loss, const D: usize> Objective<L, D> {
                 });
             }
         }
-        batch
-            .iter()
-            .try_for_each(|s| self.loss.check_target(s.y, self.model.outputs()))
+        for (i, s) in batch.iter().enumerate() {
+            if s.x.iter().any(|v| !v.is_finite()) {
+                return Err(NnError::NonFiniteInput { sample: i });
+            }
+            self.loss.check_target(s.y, self.model.outputs())?;
+        }
+        Ok(())
     }
 
     /// The objective at `params` over `batch`, in any number type: reduction of the per-sample
@@ -131,23 +135,26 @@ impl<L: Loss, const D: usize> Objective<L, D> {
         &self,
         params: &[T],
         batch: &[Sample<I>],
-    ) -> Result<(T, usize), NnError> {
+    ) -> Result<(T, usize, usize), NnError> {
         self.check(params.len(), batch)?;
         let outputs = self.model.outputs();
         let mut sum: Option<T> = None;
-        let mut correct = 0;
+        let (mut correct, mut classified) = (0, 0);
         for s in batch {
             let x: [T; I] = core::array::from_fn(|k| T::from_f64(s.x[k]));
             let mut out = heapless::Vec::new();
             crate::mlp::resize::<T>(&mut out, outputs, D - 1)?;
             self.model.forward(params, &x, &mut out)?;
-            let l = self.loss.sample(&out, s.y);
+            let l = self.loss.sample_unchecked(&out, s.y);
             sum = Some(match sum {
                 Some(acc) => acc + l,
                 None => l,
             });
             let values = widths_from(&out, |v| v.to_f64());
-            correct += usize::from(self.loss.is_correct(&values, s.y));
+            if let Some(right) = self.loss.is_correct(&values, s.y) {
+                classified += 1;
+                correct += usize::from(right);
+            }
         }
         let mut total = sum.unwrap_or_else(T::zero);
         if self.reduction == Reduction::Mean {
@@ -156,7 +163,7 @@ impl<L: Loss, const D: usize> Objective<L, D> {
         if self.l2 != 0.0 {
             total += l2_penalty(self.l2, params);
         }
-        Ok((total, correct))
+        Ok((total, correct, classified))
     }
 
     /// Loss and accuracy at plain parameters.
@@ -168,10 +175,11 @@ impl<L: Loss, const D: usize> Objective<L, D> {
         params: &[S],
         batch: &[Sample<I>],
     ) -> Result<Stats, NnError> {
-        let (loss, correct) = self.evaluate_counting(params, batch)?;
+        let (loss, correct, classified) = self.evaluate_counting(params, batch)?;
         Ok(Stats {
             loss: loss.to_f64(),
             correct,
+            classified,
             samples: batch.len(),
         })
     }

@@ -8,7 +8,7 @@ use autograd_core::{Mark, NodeId, Scalar, TapeView, Var};
 use crate::data::Sample;
 use crate::loss::{l2_penalty, Loss};
 use crate::objective::{widths_from, Objective, Stats};
-use crate::{NnError, Optimizer, Rng};
+use crate::{NnError, Optimizer, Rng, MAX_WIDTH};
 
 /// When to stop, and how to batch.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -47,8 +47,9 @@ pub struct Progress {
     pub step: usize,
     /// The batch's loss at the current parameters.
     pub loss: f64,
-    /// The batch's accuracy at the current parameters, in `[0, 1]`.
-    pub accuracy: f64,
+    /// The batch's accuracy at the current parameters, in `[0, 1]`; `None` when the loss does
+    /// not classify (a squared error against real-valued targets).
+    pub accuracy: Option<f64>,
     /// The learning rate this step's update uses.
     pub learning_rate: f64,
 }
@@ -190,7 +191,7 @@ impl<'t, S: Scalar, const P: usize> Trainer<'t, S, P> {
         let outputs = model.outputs();
         let scale = objective.scale(batch.len());
         let with_penalty = objective.l2 != 0.0;
-        let (mut loss, mut correct) = (0.0, 0);
+        let (mut loss, mut correct, mut classified) = (0.0, 0, 0);
         let mut start = 0;
         let mut penalty_pending = with_penalty;
         // Samples a chunk may take; lowered if a chunk overflows the tape.
@@ -209,7 +210,7 @@ impl<'t, S: Scalar, const P: usize> Trainer<'t, S, P> {
             } else {
                 None
             };
-            let (mut chunk_loss, mut chunk_correct) = (0.0, 0);
+            let (mut chunk_loss, mut chunk_correct, mut chunk_classified) = (0.0, 0, 0);
             let mut sum: Option<Var<'_, S>> = None;
             let mut end = start;
             let mut overflow = false;
@@ -225,7 +226,7 @@ impl<'t, S: Scalar, const P: usize> Trainer<'t, S, P> {
                 let mut out = heapless::Vec::new();
                 crate::mlp::resize(&mut out, outputs, D - 1)?;
                 model.forward(&vars, &x, &mut out)?;
-                let l = objective.loss.sample(&out, s.y);
+                let l = objective.loss.sample_unchecked(&out, s.y);
                 sum = Some(match sum {
                     Some(acc) => acc + l,
                     None => l,
@@ -237,7 +238,10 @@ impl<'t, S: Scalar, const P: usize> Trainer<'t, S, P> {
                 self.slots_per_sample = self.slots_per_sample.max(tape.len() - before);
                 chunk_loss += l.value().to_f64();
                 let values = widths_from(&out, |v| v.value().to_f64());
-                chunk_correct += usize::from(objective.loss.is_correct(&values, s.y));
+                if let Some(right) = objective.loss.is_correct(&values, s.y) {
+                    chunk_classified += 1;
+                    chunk_correct += usize::from(right);
+                }
                 end += 1;
             }
             let mut total = sum.map(|s| {
@@ -288,6 +292,7 @@ impl<'t, S: Scalar, const P: usize> Trainer<'t, S, P> {
             self.sweeps += 1;
             loss += chunk_loss * scale + penalty.map_or(0.0, |p| p.value().to_f64());
             correct += chunk_correct;
+            classified += chunk_classified;
             penalty_pending = false;
             if max_chunk == 0 {
                 max_chunk = usize::MAX;
@@ -297,6 +302,7 @@ impl<'t, S: Scalar, const P: usize> Trainer<'t, S, P> {
         Ok(Stats {
             loss,
             correct,
+            classified,
             samples: batch.len(),
         })
     }
@@ -306,8 +312,16 @@ impl<'t, S: Scalar, const P: usize> Trainer<'t, S, P> {
     /// so `params` are the ones that reached it) or if `on_step` broke, and otherwise updates
     /// with `optimizer`. `data` is shuffled in place when mini-batching.
     ///
+    /// Training never goes on with values that are not finite: a NaN or infinite learning rate,
+    /// loss, gradient or updated parameter stops it with [`NnError::NotFinite`] naming the step
+    /// (the parameters are then those the step started from, except after a bad update, when
+    /// they are the update's result). Bad data and labels are rejected before the first step.
+    ///
     /// # Errors
-    /// As [`gradient`](Self::gradient); [`NnError::BadBatchSize`].
+    /// As [`gradient`](Self::gradient) (including [`NnError::NonFiniteInput`] and
+    /// [`NnError::BadLabel`] for the whole data set, checked first); [`NnError::BadBatchSize`];
+    /// [`NnError::NotFinite`]; [`NnError::NoAccuracy`] for a target accuracy the loss cannot
+    /// measure.
     pub fn train<L, O, const D: usize, const I: usize>(
         &mut self,
         objective: &Objective<L, D>,
@@ -321,6 +335,24 @@ impl<'t, S: Scalar, const P: usize> Trainer<'t, S, P> {
         L: Loss,
         O: Optimizer<S, P>,
     {
+        // Everything a step could trip over, before the first one.
+        objective.check(P, data)?;
+        if config.target_accuracy.is_some() {
+            let outputs = [0.0; MAX_WIDTH];
+            let classifies = data.iter().all(|s| {
+                objective
+                    .loss
+                    .is_correct(&outputs[..objective.model.outputs()], s.y)
+                    .is_some()
+            });
+            if !classifies {
+                return Err(NnError::NoAccuracy);
+            }
+        }
+        let not_finite = |step, what| Err(NnError::NotFinite { step, what });
+        if params.iter().any(|p| !p.is_finite()) {
+            return not_finite(0, "initial parameter");
+        }
         let mut rng = Rng::new(config.seed);
         let mut cursor = 0;
         if let Some(b) = config.batch_size {
@@ -346,6 +378,15 @@ impl<'t, S: Scalar, const P: usize> Trainer<'t, S, P> {
                 }
             };
             let stats = self.gradient(objective, params, batch)?;
+            if !stats.loss.is_finite() {
+                return not_finite(step, "loss");
+            }
+            if self.grads.iter().any(|g| !g.is_finite()) {
+                return not_finite(step, "gradient");
+            }
+            if !optimizer.learning_rate().is_finite() {
+                return not_finite(step, "learning rate");
+            }
             let progress = Progress {
                 step,
                 loss: stats.loss,
@@ -356,7 +397,7 @@ impl<'t, S: Scalar, const P: usize> Trainer<'t, S, P> {
             let flow = on_step(&progress);
             let stop = if config
                 .target_accuracy
-                .is_some_and(|t| progress.accuracy >= t)
+                .is_some_and(|t| progress.accuracy.is_some_and(|a| a >= t))
             {
                 Some(Stop::TargetAccuracy)
             } else if config.target_loss.is_some_and(|t| progress.loss <= t) {
@@ -374,6 +415,9 @@ impl<'t, S: Scalar, const P: usize> Trainer<'t, S, P> {
                 });
             }
             optimizer.step(params, &self.grads);
+            if params.iter().any(|p| !p.is_finite()) {
+                return not_finite(step, "updated parameter");
+            }
         }
         Ok(Outcome {
             updates: config.max_steps,

@@ -157,7 +157,7 @@ fn training_stops_at_the_target_before_updating() {
     let last = outcome.last.unwrap();
     // The returned parameters are the ones the last report measured.
     let stats = objective.stats(&params, &data).unwrap();
-    assert_eq!(stats.accuracy(), 1.0);
+    assert_eq!(stats.accuracy(), Some(1.0));
     assert!(close(stats.loss, last.loss, 1e-12));
 }
 
