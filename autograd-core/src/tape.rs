@@ -19,11 +19,14 @@ use core::ops::{Deref, DerefMut};
 use crate::op::Op;
 use crate::{Scalar, TapeError, Var};
 
+mod backward;
 mod closure;
 mod gradients;
+mod ids;
 mod write;
 
 pub use gradients::Gradients;
+pub use ids::{Mark, NodeId};
 
 /// A header's `link` has its top bit set, the operation in the next 7 bits and the operand count
 /// in the low 24; an operand's `link` is an index, below 2^31.
@@ -102,99 +105,6 @@ pub struct Node<S> {
     pub grad: S,
     /// How many operands (`(index, partial)` pairs) it has: 0 for a leaf.
     pub operands: usize,
-}
-
-/// Position on a tape, returned by [`TapeView::mark`] and accepted by [`TapeView::rewind`] and
-/// [`TapeView::backward_above`]. It remembers its tape: another tape refuses it
-/// ([`TapeError::ForeignId`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Mark {
-    len: u32,
-    tag: u32,
-}
-
-impl Mark {
-    /// The mark just before slot `id`.
-    pub(crate) fn before(id: NodeId) -> Self {
-        Mark {
-            len: id.index,
-            tag: id.tag,
-        }
-    }
-    /// Number of slots before the mark.
-    pub fn len(self) -> usize {
-        self.len as usize
-    }
-    /// `true` for the mark of an empty tape.
-    pub fn is_empty(self) -> bool {
-        self.len == 0
-    }
-}
-
-/// Index of a statement (a leaf or a recorded result), stable until the tape is rewound below
-/// it. Obtain one from [`Var::id`] and get a fresh handle back with [`TapeView::get`]. It
-/// remembers its tape: another tape refuses it ([`TapeError::ForeignId`]).
-///
-/// ```
-/// use autograd_core::{Tape, TapeError};
-/// let (a, b) = (Tape::<f64, 8>::new(), Tape::<f64, 8>::new());
-/// let x = a.var(1.0);
-/// let _ = b.var(2.0);
-/// let id = x.id().unwrap();
-/// assert_eq!(a.get(id)?.value(), 1.0);
-/// assert_eq!(b.get(id).unwrap_err(), TapeError::ForeignId);
-/// # Ok::<(), TapeError>(())
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct NodeId {
-    index: u32,
-    /// The tape's tag, or 0 for an id made from a bare index (accepted by every tape).
-    tag: u32,
-}
-
-impl NodeId {
-    /// The id of the statement whose header is slot `index` on whichever tape it is used with
-    /// (checked when used: an index that is not a header is reported as
-    /// [`TapeError::UnknownNode`]). Prefer [`Var::id`], which also remembers the tape.
-    pub fn from_index(index: usize) -> Self {
-        NodeId {
-            index: u32::try_from(index).unwrap_or(POISON - 1),
-            tag: 0,
-        }
-    }
-    /// An id of `tape` (its tag taken now).
-    pub(crate) fn on<S: Scalar>(tape: &TapeView<S>, index: u32) -> Self {
-        NodeId {
-            index,
-            tag: tape.tag(),
-        }
-    }
-    /// The header's position on the tape.
-    pub fn index(self) -> usize {
-        self.index as usize
-    }
-}
-
-/// The next tape tag (never 0). Tags tell tapes apart for [`NodeId`] and [`Mark`]; a tape takes
-/// one the first time it hands out either. Where the target has no atomic read-modify-write
-/// (Cortex-M0), a load and a store: two tapes tagged at the same instant from an interrupt and
-/// the main loop could share a tag, which only weakens the foreign-id check.
-fn next_tag() -> u32 {
-    use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
-    static NEXT: AtomicU32 = AtomicU32::new(1);
-    #[cfg(target_has_atomic = "32")]
-    let tag = NEXT.fetch_add(1, Relaxed);
-    #[cfg(not(target_has_atomic = "32"))]
-    let tag = {
-        let t = NEXT.load(Relaxed);
-        NEXT.store(t.wrapping_add(1), Relaxed);
-        t
-    };
-    if tag == 0 {
-        next_tag()
-    } else {
-        tag
-    }
 }
 
 /// A tape of `N` slots of scalar `S`, stored inline (no allocation).
@@ -364,27 +274,6 @@ impl<S: Scalar> TapeView<S> {
         }
     }
 
-    /// This tape's tag, taken on first use.
-    pub(crate) fn tag(&self) -> u32 {
-        match self.tag.get() {
-            0 => {
-                let t = next_tag();
-                self.tag.set(t);
-                t
-            }
-            t => t,
-        }
-    }
-
-    /// `Ok` if an id or mark with tag `tag` may be used on this tape.
-    fn own(&self, tag: u32) -> Result<(), TapeError> {
-        if tag == 0 || tag == self.tag() {
-            Ok(())
-        } else {
-            Err(TapeError::ForeignId)
-        }
-    }
-
     /// Discards every slot recorded after `mark` (a mark past the end changes nothing) and
     /// clears a recording failure, so the tape can be reused without reallocating. Taking
     /// `&mut self` guarantees no handle to a discarded statement survives.
@@ -498,119 +387,6 @@ impl<S: Scalar> TapeView<S> {
             }
         }
         Ok(())
-    }
-
-    /// Reverse mode: one sweep from `y` down to the first slot gives `dy/dv` for every statement
-    /// `v` recorded before `y`.
-    ///
-    /// Each call starts from zero adjoints, so calling it twice gives identical gradients (there is
-    /// no silent accumulation across calls, unlike micrograd). A value used several times sums the
-    /// contributions of every use. Statements whose adjoint is exactly zero are skipped.
-    ///
-    /// # Errors
-    /// The tape's sticky recording error, if any; [`TapeError::NotRecorded`] if `y` is a constant;
-    /// [`TapeError::ForeignVar`] if `y` belongs to another tape.
-    pub fn backward(&self, y: Var<'_, S>) -> Result<Gradients<'_, S>, TapeError> {
-        self.sweep::<false>(y, 0)
-    }
-
-    /// Like [`backward`](Self::backward), but sweeps only the slots recorded at or after `mark`:
-    /// gradients with respect to earlier statements read as 0. Use it when everything you
-    /// differentiate with respect to was recorded after `mark` (inputs recorded on a tape that
-    /// already holds other work): the cost then does not depend on what lies below the mark.
-    ///
-    /// ```
-    /// use autograd_core::Tape;
-    /// let tape = Tape::<f64, 64>::new();
-    /// let other = tape.var(3.0);
-    /// let _unrelated = other.exp().sin();
-    /// let mark = tape.mark();
-    /// let x = tape.var(2.0);
-    /// let y = x * x * other; // depends on `other` too, but only x is asked for
-    /// let g = tape.backward_above(y, mark)?;
-    /// assert_eq!(g.wrt(x), 12.0);
-    /// assert_eq!(g.wrt(other), 0.0); // below the mark: not swept
-    /// # Ok::<(), autograd_core::TapeError>(())
-    /// ```
-    ///
-    /// # Errors
-    /// As [`backward`](Self::backward).
-    pub fn backward_above(&self, y: Var<'_, S>, mark: Mark) -> Result<Gradients<'_, S>, TapeError> {
-        self.own(mark.tag)?;
-        self.sweep::<true>(y, mark.len())
-    }
-
-    /// The backward sweep over slots `lo..=root`; contributions to statements below `lo` are
-    /// dropped. `ABOVE = false` (a full sweep, `lo = 0`) compiles the bound test away.
-    fn sweep<const ABOVE: bool>(
-        &self,
-        y: Var<'_, S>,
-        lo: usize,
-    ) -> Result<Gradients<'_, S>, TapeError> {
-        self.check()?;
-        match y.tape() {
-            None => return Err(TapeError::NotRecorded),
-            Some(t) if !core::ptr::eq(t, self) => return Err(TapeError::ForeignVar),
-            Some(_) => {}
-        }
-        self.sweeps.set(self.sweeps.get().wrapping_add(1));
-        let len = self.len();
-        let mut slots = self.slots.try_borrow_mut().map_err(|_| TapeError::Busy)?;
-        let slots = &mut slots[..len];
-        let all = y.pair_array();
-        let pairs = &all[..y.pending()];
-        let root = pairs.iter().map(|p| p.0 as usize + 1).max().unwrap_or(0);
-        let lo = if ABOVE { lo.min(root) } else { 0 };
-        let (dirty_lo, dirty_hi) = self.dirty.replace((lo as u32, root as u32));
-        let dirty_hi = (dirty_hi as usize).min(len);
-        for slot in &mut slots[(dirty_lo as usize).min(dirty_hi)..dirty_hi] {
-            slot.adj = S::ZERO;
-        }
-        let mut seed = [(POISON, S::ZERO); 2];
-        for (k, &(i, d)) in pairs.iter().enumerate() {
-            if let Some(s) = slots.get_mut(i as usize) {
-                if !ABOVE || i as usize >= lo {
-                    s.adj += d;
-                    seed[k] = (i, d);
-                }
-            }
-        }
-        self.seed.set(seed);
-        let mut p = root;
-        while p > lo {
-            let h = p - 1;
-            let head = slots[h];
-            let base = h - head.count().min(h);
-            let a = head.adj;
-            if !a.is_zero() {
-                for q in base..h {
-                    let o = slots[q];
-                    // Operands refer to earlier headers, so this never misses; a failed
-                    // recording never reaches the tape.
-                    if let Some(t) = slots.get_mut(o.link as usize) {
-                        if !ABOVE || o.link as usize >= lo {
-                            t.adj += a * o.x;
-                        }
-                    }
-                }
-            }
-            p = base;
-        }
-        Ok(Gradients::new(self))
-    }
-
-    /// The adjoint of `x` from the last backward sweep: 0 before any, for constants, and for a
-    /// handle that is not a single recorded statement (see [`Var::id`]).
-    pub fn grad(&self, x: Var<'_, S>) -> S {
-        match x.id() {
-            Some(id) if x.tape().is_some_and(|t| core::ptr::eq(t, self)) => self
-                .slots
-                .try_borrow()
-                .ok()
-                .and_then(|s| s[..self.len()].get(id.index()).map(|s| s.adj))
-                .unwrap_or(S::ZERO),
-            _ => S::ZERO,
-        }
     }
 
     /// The seed of the last sweep (see the field).

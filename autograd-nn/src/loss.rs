@@ -48,14 +48,19 @@ pub trait Loss {
     /// # Errors
     /// [`NnError::BadLabel`] (a non-finite target, a class index out of range, ...).
     fn check_target(&self, target: f64, outputs: usize) -> Result<(), NnError> {
-        if target.is_finite() {
-            Ok(())
-        } else {
-            Err(NnError::BadLabel {
-                label: target,
-                classes: outputs,
-            })
-        }
+        accept(target.is_finite(), target, outputs)
+    }
+}
+
+/// `Ok` if `ok`, else the target is a bad label.
+fn accept(ok: bool, target: f64, outputs: usize) -> Result<(), NnError> {
+    if ok {
+        Ok(())
+    } else {
+        Err(NnError::BadLabel {
+            label: target,
+            classes: outputs,
+        })
     }
 }
 
@@ -139,14 +144,7 @@ impl Loss for BceWithLogits {
         Some((output[0] > 0.0) == (target > 0.5))
     }
     fn check_target(&self, target: f64, outputs: usize) -> Result<(), NnError> {
-        if (0.0..=1.0).contains(&target) {
-            Ok(())
-        } else {
-            Err(NnError::BadLabel {
-                label: target,
-                classes: outputs,
-            })
-        }
+        accept((0.0..=1.0).contains(&target), target, outputs)
     }
 }
 
@@ -203,14 +201,8 @@ impl Loss for SoftmaxCrossEntropy {
         Some(best == Self::class(target, output.len()))
     }
     fn check_target(&self, target: f64, outputs: usize) -> Result<(), NnError> {
-        if target >= 0.0 && target == (target as usize) as f64 && (target as usize) < outputs {
-            Ok(())
-        } else {
-            Err(NnError::BadLabel {
-                label: target,
-                classes: outputs,
-            })
-        }
+        let class = target >= 0.0 && target == (target as usize) as f64;
+        accept(class && (target as usize) < outputs, target, outputs)
     }
 }
 

@@ -23,18 +23,8 @@ fn params() -> [f64; P] {
     p
 }
 
-/// Trains XOR with `lr` on `data` and the given loss; returns the error or the updates made.
+/// Trains `model` with `lr` on `data` and the given loss; returns the error or the updates made.
 fn train<L: Loss>(
-    loss: L,
-    lr: f64,
-    data: &mut [Sample<2>],
-    config: TrainConfig,
-    params: &mut [f64; P],
-) -> Result<usize, NnError> {
-    train_model(MODEL, loss, lr, data, config, params)
-}
-
-fn train_model<L: Loss>(
     model: Mlp<3>,
     loss: L,
     lr: f64,
@@ -59,7 +49,15 @@ fn a_nan_learning_rate_stops_at_step_0_with_the_parameters_untouched() {
         target_accuracy: Some(1.0),
         ..TrainConfig::steps(100)
     };
-    let err = train(SquaredError, f64::NAN, &mut data::xor(), config, &mut p).unwrap_err();
+    let err = train(
+        MODEL,
+        SquaredError,
+        f64::NAN,
+        &mut data::xor(),
+        config,
+        &mut p,
+    )
+    .unwrap_err();
     assert_eq!(
         err,
         NnError::NotFinite {
@@ -76,7 +74,7 @@ fn divergence_stops_at_the_step_that_produced_it() {
     // A learning rate of 1e300 sends the output weights to ~1e300 on the first update, and the
     // squared error of the next step overflows.
     let mut p = params();
-    let err = train_model(
+    let err = train(
         LINEAR_OUT,
         SquaredError,
         1e300,
@@ -102,13 +100,21 @@ fn nan_data_and_labels_are_rejected_before_the_first_step() {
     let mut p = params();
     let mut data = data::xor();
     data[2].x[1] = f64::NAN;
-    let err = train(SquaredError, 0.1, &mut data, TrainConfig::steps(5), &mut p).unwrap_err();
+    let err = train(
+        MODEL,
+        SquaredError,
+        0.1,
+        &mut data,
+        TrainConfig::steps(5),
+        &mut p,
+    )
+    .unwrap_err();
     assert_eq!(err, NnError::NonFiniteInput { sample: 2 });
     assert_eq!(p, params(), "nothing was trained");
 
     let mut data = data::xor();
     data[1].y = f64::NAN;
-    let err = train(Hinge, 0.1, &mut data, TrainConfig::steps(5), &mut p).unwrap_err();
+    let err = train(MODEL, Hinge, 0.1, &mut data, TrainConfig::steps(5), &mut p).unwrap_err();
     assert!(
         matches!(err, NnError::BadLabel { label, .. } if label.is_nan()),
         "{err:?}"
@@ -135,11 +141,12 @@ fn a_regression_has_no_accuracy_and_cannot_target_one() {
         ..TrainConfig::steps(10)
     };
     let mut p = params();
-    let err = train(SquaredError, 0.1, &mut data, config, &mut p).unwrap_err();
+    let err = train(MODEL, SquaredError, 0.1, &mut data, config, &mut p).unwrap_err();
     assert_eq!(err, NnError::NoAccuracy);
     // Without a target accuracy it trains, and the loss goes down.
     let before = objective.stats(&p, &data).unwrap().loss;
     train(
+        MODEL,
         SquaredError,
         0.05,
         &mut data,

@@ -1,0 +1,120 @@
+//! The backward sweep: one reverse loop over the slots, `adj[operand] += adj[header] * partial`.
+
+use crate::{Scalar, TapeError, Var};
+
+use super::{Gradients, Mark, TapeView, POISON};
+
+impl<S: Scalar> TapeView<S> {
+    /// Reverse mode: one sweep from `y` down to the first slot gives `dy/dv` for every statement
+    /// `v` recorded before `y`.
+    ///
+    /// Each call starts from zero adjoints, so calling it twice gives identical gradients (there is
+    /// no silent accumulation across calls, unlike micrograd). A value used several times sums the
+    /// contributions of every use. Statements whose adjoint is exactly zero are skipped.
+    ///
+    /// # Errors
+    /// The tape's sticky recording error, if any; [`TapeError::NotRecorded`] if `y` is a constant;
+    /// [`TapeError::ForeignVar`] if `y` belongs to another tape.
+    pub fn backward(&self, y: Var<'_, S>) -> Result<Gradients<'_, S>, TapeError> {
+        self.sweep::<false>(y, 0)
+    }
+
+    /// Like [`backward`](Self::backward), but sweeps only the slots recorded at or after `mark`:
+    /// gradients with respect to earlier statements read as 0. Use it when everything you
+    /// differentiate with respect to was recorded after `mark` (inputs recorded on a tape that
+    /// already holds other work): the cost then does not depend on what lies below the mark.
+    ///
+    /// ```
+    /// use autograd_core::Tape;
+    /// let tape = Tape::<f64, 64>::new();
+    /// let other = tape.var(3.0);
+    /// let _unrelated = other.exp().sin();
+    /// let mark = tape.mark();
+    /// let x = tape.var(2.0);
+    /// let y = x * x * other; // depends on `other` too, but only x is asked for
+    /// let g = tape.backward_above(y, mark)?;
+    /// assert_eq!(g.wrt(x), 12.0);
+    /// assert_eq!(g.wrt(other), 0.0); // below the mark: not swept
+    /// # Ok::<(), autograd_core::TapeError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`backward`](Self::backward).
+    pub fn backward_above(&self, y: Var<'_, S>, mark: Mark) -> Result<Gradients<'_, S>, TapeError> {
+        self.own(mark.tag)?;
+        self.sweep::<true>(y, mark.len())
+    }
+
+    /// The backward sweep over slots `lo..=root`; contributions to statements below `lo` are
+    /// dropped. `ABOVE = false` (a full sweep, `lo = 0`) compiles the bound test away.
+    fn sweep<const ABOVE: bool>(
+        &self,
+        y: Var<'_, S>,
+        lo: usize,
+    ) -> Result<Gradients<'_, S>, TapeError> {
+        self.check()?;
+        match y.tape() {
+            None => return Err(TapeError::NotRecorded),
+            Some(t) if !core::ptr::eq(t, self) => return Err(TapeError::ForeignVar),
+            Some(_) => {}
+        }
+        self.sweeps.set(self.sweeps.get().wrapping_add(1));
+        let len = self.len();
+        let mut slots = self.slots.try_borrow_mut().map_err(|_| TapeError::Busy)?;
+        let slots = &mut slots[..len];
+        let all = y.pair_array();
+        let pairs = &all[..y.pending()];
+        let root = pairs.iter().map(|p| p.0 as usize + 1).max().unwrap_or(0);
+        let lo = if ABOVE { lo.min(root) } else { 0 };
+        let (dirty_lo, dirty_hi) = self.dirty.replace((lo as u32, root as u32));
+        let dirty_hi = (dirty_hi as usize).min(len);
+        for slot in &mut slots[(dirty_lo as usize).min(dirty_hi)..dirty_hi] {
+            slot.adj = S::ZERO;
+        }
+        let mut seed = [(POISON, S::ZERO); 2];
+        for (k, &(i, d)) in pairs.iter().enumerate() {
+            if let Some(s) = slots.get_mut(i as usize) {
+                if !ABOVE || i as usize >= lo {
+                    s.adj += d;
+                    seed[k] = (i, d);
+                }
+            }
+        }
+        self.seed.set(seed);
+        let mut p = root;
+        while p > lo {
+            let h = p - 1;
+            let head = slots[h];
+            let base = h - head.count().min(h);
+            let a = head.adj;
+            if !a.is_zero() {
+                for q in base..h {
+                    let o = slots[q];
+                    // Operands refer to earlier headers, so this never misses; a failed
+                    // recording never reaches the tape.
+                    if let Some(t) = slots.get_mut(o.link as usize) {
+                        if !ABOVE || o.link as usize >= lo {
+                            t.adj += a * o.x;
+                        }
+                    }
+                }
+            }
+            p = base;
+        }
+        Ok(Gradients::new(self))
+    }
+
+    /// The adjoint of `x` from the last backward sweep: 0 before any, for constants, and for a
+    /// handle that is not a single recorded statement (see [`Var::id`]).
+    pub fn grad(&self, x: Var<'_, S>) -> S {
+        match x.id() {
+            Some(id) if x.tape().is_some_and(|t| core::ptr::eq(t, self)) => self
+                .slots
+                .try_borrow()
+                .ok()
+                .and_then(|s| s[..self.len()].get(id.index()).map(|s| s.adj))
+                .unwrap_or(S::ZERO),
+            _ => S::ZERO,
+        }
+    }
+}
