@@ -277,10 +277,17 @@ macro_rules! dual_rules {
             #[inline]
             fn powf(self, c: f64) -> Self {
                 let c_s = S::from_f64(c);
+                let z = self.re.powf(c);
                 if c_s == S::ZERO {
-                    return Self::constant(self.re.powf(c));
+                    return Self::constant(z);
                 }
-                self.chain_guarded(self.re.powf(c), c_s * self.re.pow(c_s - S::ONE))
+                // At a negative base `c z / x`: `c - 1` may lose the parity of a huge integer `c`.
+                let d = if self.re < S::ZERO {
+                    c_s * z / self.re
+                } else {
+                    c_s * self.re.pow(c_s - S::ONE)
+                };
+                self.chain_guarded(z, d)
             }
             #[inline]
             fn pow(self, y: Self) -> Self {
@@ -288,6 +295,8 @@ macro_rules! dual_rules {
                 let z = x.pow(yr);
                 let dx = if yr == S::ZERO {
                     S::ZERO
+                } else if x < S::ZERO {
+                    yr * z / x // keeps the sign where `yr - 1` loses an integer's parity
                 } else {
                     yr * x.pow(yr - S::ONE)
                 };

@@ -237,6 +237,7 @@ mod tests {
     #[test]
     fn arity_groups() {
         assert_eq!(Op::Leaf.arity(), 0);
+        assert_eq!(Op::MulAdd.arity(), 3);
         assert_eq!(Op::Add.arity(), 2);
         assert_eq!(Op::Min.arity(), 2);
         assert_eq!(Op::Neg.arity(), 1);

@@ -258,3 +258,34 @@ fn extreme_integer_exponents_do_not_panic() {
     let (y, d) = d1::<f64>(-1.0, |v| v.powi(1 << 27));
     assert_eq!((y, d), (1.0, -((1 << 27) as f64)));
 }
+
+/// `powf` at a negative base takes its derivative's sign from the value (`c z / x`), because
+/// `c - 1` can lose the parity of a huge integer `c`: at x = -1, c = 2^53 + 2 (even),
+/// `c - 1` rounds to an even number, so `c x^(c - 1)` would give +c instead of -c.
+#[test]
+fn powf_at_a_negative_base_keeps_the_sign_of_its_derivative() {
+    let c = 9_007_199_254_740_994.0_f64; // 2^53 + 2
+    assert_eq!(c - 1.0, c - 2.0, "c - 1 is not representable");
+    let tape = Tape::<f64, 8>::new();
+    let x = tape.var(-1.0);
+    let y = x.powf(c);
+    assert_eq!(y.value(), 1.0);
+    assert_eq!(tape.backward(y).unwrap().wrt(x), -c);
+    let d = autograd_core::Number::powf(autograd_core::Dual::variable(-1.0), c);
+    assert_eq!((d.re, d.eps), (1.0, -c));
+}
+
+/// The same for `pow` with a variable exponent, at the same point, in both modes.
+#[test]
+fn pow_at_a_negative_base_keeps_the_sign_of_its_derivative() {
+    let c = 9_007_199_254_740_994.0_f64; // 2^53 + 2
+    let tape = Tape::<f64, 8>::new();
+    let (x, e) = (tape.var(-1.0), tape.var(c));
+    let y = x.pow(e);
+    assert_eq!(tape.backward(y).unwrap().wrt(x), -c);
+    let d = autograd_core::Number::pow(
+        autograd_core::Dual::variable(-1.0),
+        autograd_core::Dual::constant(c),
+    );
+    assert_eq!((d.re, d.eps), (1.0, -c));
+}
