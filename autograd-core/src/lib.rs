@@ -23,6 +23,9 @@
 //! - **Second order**: [`hessian_vector_product`] by forward over reverse (a `Tape<Dual<S>, N>`),
 //!   full [`hessian`] from `n` of them ([`hessian_vec`]: `L` columns per sweep), or
 //!   [`hessian_forward`] (forward over forward).
+//! - **`num-traits`** (cargo feature): `num_traits::Float` and its companions for [`Var`],
+//!   [`Dual`] and [`DualVec`], so generic numeric code (and `nalgebra`'s arithmetic)
+//!   differentiates unchanged; see the `num` module.
 //!
 //! The seed lesson's example, `y = relu(x1 * x2 + 1)`:
 //!
@@ -64,6 +67,8 @@ mod gradient;
 mod hessian;
 pub mod math;
 mod number;
+#[cfg(feature = "num-traits")]
+pub mod num;
 mod op;
 mod scalar;
 mod tape;
