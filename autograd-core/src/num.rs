@@ -34,7 +34,8 @@
 //!   (`abs'(0) = 0`, equal arguments of `max`/`min` split the derivative). `max`/`min` follow
 //!   `Float` for NaN: the other argument is returned.
 //! - Composed from those, with their exact derivatives: `log2`, `log10`, `log` (`ln x / ln b`),
-//!   `exp2` (`2^x`), `exp_m1`, `ln_1p`, `sinh`, `cosh` (`e^(±x - ln 2)`, no early overflow),
+//!   `exp2` (`2^x`), `exp_m1`, `ln_1p`, `sinh` (`e^(x - ln 2) - e^(-x - ln 2)`, no early overflow), `cosh`
+//!   (`1 + 2 sinh^2(x/2)`),
 //!   `asinh`, `acosh`, `atanh` (their logarithms, in forms that neither cancel nor overflow),
 //!   `cbrt` (`sign(x) |x|^(1/3)`), `hypot` (`m sqrt((x/m)^2 + (y/m)^2)`, `m = max(|x|, |y|)` a
 //!   constant), `recip`, `fract` (`x - trunc x`: derivative 1), `to_degrees`, `to_radians`,
@@ -84,6 +85,9 @@ pub(crate) trait Active<S: Scalar + Float>: Number {
     /// `f(self)` for a function with value `v` and derivative `d` at this value; a zero
     /// derivative part stays zero where `d` is not finite.
     fn local(self, v: S, d: S) -> Self;
+    /// A piecewise constant function's value `v`: derivative 0, but (on a tape) still recorded
+    /// there, as `relu` below 0, so a sweep from it gives zeros rather than an error.
+    fn flat(self, v: S) -> Self;
 }
 
 impl<'t, S: Scalar + Float> Active<S> for Var<'t, S> {
@@ -104,6 +108,11 @@ impl<'t, S: Scalar + Float> Active<S> for Var<'t, S> {
     fn local(self, v: S, d: S) -> Self {
         self.scale(d).with_value(v)
     }
+    #[inline]
+    fn flat(self, v: S) -> Self {
+        // A zero derivative cuts the dependence: the value stays on the tape.
+        self.chain(Op::Scale, v, S::ZERO)
+    }
 }
 
 impl<S: Scalar + Float> Active<S> for Dual<S> {
@@ -122,6 +131,10 @@ impl<S: Scalar + Float> Active<S> for Dual<S> {
     #[inline]
     fn local(self, v: S, d: S) -> Self {
         Dual::new(v, guarded_mul(self.eps, d))
+    }
+    #[inline]
+    fn flat(self, v: S) -> Self {
+        Dual::constant(v)
     }
 }
 
@@ -142,6 +155,10 @@ impl<S: Scalar + Float, const N: usize> Active<S> for DualVec<S, N> {
     fn local(self, v: S, d: S) -> Self {
         DualVec::new(v, self.eps.map(|e| guarded_mul(e, d)))
     }
+    #[inline]
+    fn flat(self, v: S) -> Self {
+        DualVec::constant(v)
+    }
 }
 
 // The compositions: each written once over `Active`, for all three types. Derivatives come from
@@ -159,8 +176,10 @@ fn sinh<S: Scalar + Float, T: Active<S>>(x: T) -> T {
 }
 
 fn cosh<S: Scalar + Float, T: Active<S>>(x: T) -> T {
-    let ln2 = core::f64::consts::LN_2;
-    (exp_shifted(x, -ln2) + exp_shifted(-x, -ln2)).with_value(Float::cosh(x.real()))
+    // 1 + 2 sinh^2(x/2): its derivative 2 sinh(x/2) cosh(x/2) does not cancel near 0, as that of
+    // e^(x - ln 2) + e^(-x - ln 2) would.
+    let h = sinh(x.mul_f64(0.5));
+    h.square().mul_f64(2.0).add_f64(1.0).with_value(Float::cosh(x.real()))
 }
 
 fn asinh<S: Scalar + Float, T: Active<S>>(x: T) -> T {

@@ -172,11 +172,11 @@ macro_rules! num_traits_impls {
             fn integer_decode(self) -> (u64, i16, i8) { self.real().integer_decode() }
 
             // Piecewise constant: derivative 0.
-            fn floor(self) -> Self { lift!(self.real().floor()) }
-            fn ceil(self) -> Self { lift!(self.real().ceil()) }
-            fn round(self) -> Self { lift!(self.real().round()) }
-            fn trunc(self) -> Self { lift!(self.real().trunc()) }
-            fn signum(self) -> Self { lift!(Float::signum(self.real())) }
+            fn floor(self) -> Self { self.flat(self.real().floor()) }
+            fn ceil(self) -> Self { self.flat(self.real().ceil()) }
+            fn round(self) -> Self { self.flat(self.real().round()) }
+            fn trunc(self) -> Self { self.flat(self.real().trunc()) }
+            fn signum(self) -> Self { self.flat(Float::signum(self.real())) }
 
             // The core's operations.
             fn abs(self) -> Self { Number::abs(self) }
