@@ -66,9 +66,9 @@ mod finite_diff;
 mod gradient;
 mod hessian;
 pub mod math;
-mod number;
 #[cfg(feature = "num-traits")]
 pub mod num;
+mod number;
 mod op;
 mod scalar;
 mod tape;

@@ -179,13 +179,20 @@ fn cosh<S: Scalar + Float, T: Active<S>>(x: T) -> T {
     // 1 + 2 sinh^2(x/2): its derivative 2 sinh(x/2) cosh(x/2) does not cancel near 0, as that of
     // e^(x - ln 2) + e^(-x - ln 2) would.
     let h = sinh(x.mul_f64(0.5));
-    h.square().mul_f64(2.0).add_f64(1.0).with_value(Float::cosh(x.real()))
+    h.square()
+        .mul_f64(2.0)
+        .add_f64(1.0)
+        .with_value(Float::cosh(x.real()))
 }
 
 fn asinh<S: Scalar + Float, T: Active<S>>(x: T) -> T {
     let v = Float::asinh(x.real());
     // Odd: for x < 0 the positive branch of -x, so x + sqrt(x^2 + 1) never cancels.
-    let (a, sign) = if x.real() < S::ZERO { (-x, -1.0) } else { (x, 1.0) };
+    let (a, sign) = if x.real() < S::ZERO {
+        (-x, -1.0)
+    } else {
+        (x, 1.0)
+    };
     let r = if a.real() <= S::ONE {
         Number::ln(a + Number::sqrt(a.square().add_f64(1.0)))
     } else {

@@ -26,10 +26,44 @@ fn leaked_tape() -> &'static Tape<f64, 512> {
 
 /// One-input `Float` methods, as generic code sees them.
 const UNARY: &[&str] = &[
-    "sqrt", "exp", "exp2", "exp_m1", "ln", "ln_1p", "log2", "log10", "log3", "sin", "cos", "tan",
-    "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "cbrt", "recip",
-    "powi3", "powf2.5", "abs", "signum", "floor", "ceil", "round", "trunc", "fract",
-    "to_degrees", "to_radians", "mul_add", "hypot3", "atan2_x", "rem2.5",
+    "sqrt",
+    "exp",
+    "exp2",
+    "exp_m1",
+    "ln",
+    "ln_1p",
+    "log2",
+    "log10",
+    "log3",
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "sinh",
+    "cosh",
+    "tanh",
+    "asinh",
+    "acosh",
+    "atanh",
+    "cbrt",
+    "recip",
+    "powi3",
+    "powf2.5",
+    "abs",
+    "signum",
+    "floor",
+    "ceil",
+    "round",
+    "trunc",
+    "fract",
+    "to_degrees",
+    "to_radians",
+    "mul_add",
+    "hypot3",
+    "atan2_x",
+    "rem2.5",
 ];
 
 fn unary<T: Float>(name: &str, x: T) -> T {
@@ -172,7 +206,10 @@ fn values_are_the_scalars_own_functions() {
     assert_eq!(Float::exp2(Dual::variable(10.0_f64)).re, 1024.0);
     assert_eq!(Float::log10(Dual::variable(1000.0_f64)).re, 3.0);
     assert_eq!(Float::sinh(Dual::variable(1e-10_f64)).re, 1e-10_f64.sinh());
-    assert_eq!(Float::exp_m1(Dual::variable(1e-10_f64)).re, 1e-10_f64.exp_m1());
+    assert_eq!(
+        Float::exp_m1(Dual::variable(1e-10_f64)).re,
+        1e-10_f64.exp_m1()
+    );
     let h = Float::hypot(Dual::variable(3e200_f64), Dual::constant(4e200));
     assert_eq!(h.re, 3e200_f64.hypot(4e200));
     assert_close(h.eps, 0.6, 1e-15, "hypot far from overflow");
@@ -189,12 +226,17 @@ fn two_input_methods_differentiate_in_both_arguments() {
         // x^y: (y x^(y-1), ln(x) x^y)
         ("powf", |x, y| (y * x.powf(y - 1.0), x.ln() * x.powf(y))),
         // ln x / ln y: (1 / (x ln y), -ln x / (y ln^2 y))
-        ("log", |x, y| (1.0 / (x * y.ln()), -x.ln() / (y * y.ln() * y.ln()))),
+        ("log", |x, y| {
+            (1.0 / (x * y.ln()), -x.ln() / (y * y.ln() * y.ln()))
+        }),
         // x - trunc(x / y) y
         ("rem", |x, y| (1.0, -(x / y).trunc())),
         ("max", |x, y| if x > y { (1.0, 0.0) } else { (0.0, 1.0) }),
         ("min", |x, y| if x < y { (1.0, 0.0) } else { (0.0, 1.0) }),
-        ("abs_sub", |x, y| if x > y { (1.0, -1.0) } else { (0.0, 0.0) }),
+        (
+            "abs_sub",
+            |x, y| if x > y { (1.0, -1.0) } else { (0.0, 0.0) },
+        ),
         ("copysign", |x, y| (x.signum() * y.signum(), 0.0)),
     ];
     fn apply<T: Float>(name: &str, x: T, y: T) -> T {
@@ -211,13 +253,27 @@ fn two_input_methods_differentiate_in_both_arguments() {
             _ => unreachable!(),
         }
     }
-    let points = [(0.7, 2.0), (3.5, 1.2), (1.3, -0.6), (-2.0, 0.375), (7.25, 2.5)];
+    let points = [
+        (0.7, 2.0),
+        (3.5, 1.2),
+        (1.3, -0.6),
+        (-2.0, 0.375),
+        (7.25, 2.5),
+    ];
     for &(name, hand) in cases {
         for &(x, y) in &points {
-            let (x, y) = if matches!(name, "powf" | "log") { (x.abs(), y.abs()) } else { (x, y) };
+            let (x, y) = if matches!(name, "powf" | "log") {
+                (x.abs(), y.abs())
+            } else {
+                (x, y)
+            };
             let (dx, dy) = hand(x, y);
             let what = format!("{name} at ({x}, {y})");
-            let d = apply(name, DualVec::<f64, 2>::variable(x, 0), DualVec::variable(y, 1));
+            let d = apply(
+                name,
+                DualVec::<f64, 2>::variable(x, 0),
+                DualVec::variable(y, 1),
+            );
             assert_close(d.re, apply(name, x, y), 1e-15, &what);
             assert_close(d.eps[0], dx, 1e-12, &what);
             assert_close(d.eps[1], dy, 1e-12, &what);
@@ -297,7 +353,9 @@ fn a_generic_function_forward_reverse_and_by_hand() {
 fn second_derivatives_through_nested_duals_and_forward_over_reverse() {
     // asin'' = x / (1 - x^2)^(3/2); atan'' = -2x / (1 + x^2)^2; sinh'' = sinh.
     let x = 0.4_f64;
-    let cases: [(fn(Dual<Dual<f64>>) -> Dual<Dual<f64>>, f64); 3] = [
+    type D2 = Dual<Dual<f64>>;
+    type Case = (fn(D2) -> D2, f64);
+    let cases: [Case; 3] = [
         (Float::asin, x / (1.0 - x * x).powf(1.5)),
         (Float::atan, -2.0 * x / ((1.0 + x * x) * (1.0 + x * x))),
         (Float::sinh, x.sinh()),
@@ -311,7 +369,12 @@ fn second_derivatives_through_nested_duals_and_forward_over_reverse() {
     let v = tape.var(Dual::variable(x));
     let y = Float::asin(v);
     let d2 = tape.backward(y).unwrap().wrt(v).eps;
-    assert_close(d2, x / (1.0 - x * x).powf(1.5), 1e-13, "forward over reverse");
+    assert_close(
+        d2,
+        x / (1.0 - x * x).powf(1.5),
+        1e-13,
+        "forward over reverse",
+    );
 }
 
 #[test]
@@ -391,7 +454,12 @@ fn nalgebra_rotation_differentiated_on_a_tape_and_with_duals() {
         }
     }
     // The rotation also moves with the vector: d(Rv)/dv = R, a column per input component.
-    let dv = rotate(lift(a), lift(b), lift(c), Vector3::from_fn(|i, _| DualVec::variable(v[i], i)));
+    let dv = rotate(
+        lift(a),
+        lift(b),
+        lift(c),
+        Vector3::from_fn(|i, _| DualVec::variable(v[i], i)),
+    );
     let m = rz * ry * rx;
     for i in 0..3 {
         for k in 0..3 {
@@ -407,13 +475,16 @@ fn nalgebra_determinant_gradient_is_the_cofactor_matrix() {
     let minor = |i: usize, j: usize| {
         let rows: Vec<usize> = (0..3).filter(|&r| r != i).collect();
         let cols: Vec<usize> = (0..3).filter(|&c| c != j).collect();
-        a[(rows[0], cols[0])] * a[(rows[1], cols[1])] - a[(rows[0], cols[1])] * a[(rows[1], cols[0])]
+        a[(rows[0], cols[0])] * a[(rows[1], cols[1])]
+            - a[(rows[0], cols[1])] * a[(rows[1], cols[0])]
     };
     let cofactor = Matrix3::from_fn(|i, j| if (i + j) % 2 == 0 { 1.0 } else { -1.0 } * minor(i, j));
     let det_by_hand = a[(0, 0)] * minor(0, 0) - a[(0, 1)] * minor(0, 1) + a[(0, 2)] * minor(0, 2);
 
     // Forward: nine lanes, one pass.
-    let d = det(&Matrix3::from_fn(|i, j| DualVec::<f64, 9>::variable(a[(i, j)], 3 * i + j)));
+    let d = det(&Matrix3::from_fn(|i, j| {
+        DualVec::<f64, 9>::variable(a[(i, j)], 3 * i + j)
+    }));
     assert_close(d.re, det_by_hand, 1e-14, "det");
     // Reverse: nine leaves, one sweep.
     let tape = leaked_tape();

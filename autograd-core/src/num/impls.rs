@@ -6,9 +6,7 @@ use core::ops::{Rem, RemAssign};
 
 use num_traits::{Float, FromPrimitive, Num, NumCast, One, Signed, ToPrimitive, Zero};
 
-use super::{
-    acos, acosh, asin, asinh, atan, atan2, atanh, cbrt, cosh, hypot, rem, sinh, Active,
-};
+use super::{acos, acosh, asin, asinh, atan, atan2, atanh, cbrt, cosh, hypot, rem, sinh, Active};
 use crate::{Dual, DualVec, Number, Scalar, Var};
 
 /// A constant of `S` (named to keep the impls below one line each).
