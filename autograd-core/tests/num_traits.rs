@@ -204,6 +204,10 @@ fn values_are_the_scalars_own_functions() {
     assert_eq!(Float::log2(x).value(), 3.0);
     assert_eq!(Float::cbrt(x).value(), 2.0);
     assert_eq!(Float::exp2(Dual::variable(10.0_f64)).re, 1024.0);
+    // f32 too: the value is f32's, the derivative 1 / (x ln 2).
+    let l = Float::log2(Dual::variable(8.0_f32));
+    assert_eq!(l.re, 3.0);
+    assert!((l.eps - 1.0 / (8.0 * std::f32::consts::LN_2)).abs() <= 1e-7);
     assert_eq!(Float::log10(Dual::variable(1000.0_f64)).re, 3.0);
     assert_eq!(Float::sinh(Dual::variable(1e-10_f64)).re, 1e-10_f64.sinh());
     assert_eq!(
