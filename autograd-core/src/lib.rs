@@ -25,6 +25,9 @@
 //! - **Second order**: [`hessian_vector_product`] by forward over reverse (a `Tape<Dual<S>, N>`),
 //!   full [`hessian`] from `n` of them ([`hessian_vec`]: `L` columns per sweep), or
 //!   [`hessian_forward`] (forward over forward).
+//! - **`num-traits`** (cargo feature): `num_traits::Float` and its companions for [`Var`],
+//!   [`Dual`] and [`DualVec`], so generic numeric code (and `nalgebra`'s arithmetic)
+//!   differentiates unchanged; see the `num` module.
 //!
 //! The seed lesson's example, `y = relu(x1 * x2 + 1)`:
 //!
@@ -72,6 +75,8 @@ mod gradient;
 mod hessian;
 mod jacobian;
 pub mod math;
+#[cfg(feature = "num-traits")]
+pub mod num;
 mod number;
 mod op;
 mod scalar;
