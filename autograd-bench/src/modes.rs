@@ -27,9 +27,9 @@ pub fn reverse_gradient<S: Scalar>(
     let mut vars = heapless::Vec::<Var<'_, S>, MAX_INPUTS>::new();
     for &v in x {
         vars.push(tape.var(v))
-            .map_err(|_| TapeError::LengthMismatch {
-                left: x.len(),
-                right: MAX_INPUTS,
+            .map_err(|_| TapeError::DimensionTooLarge {
+                len: x.len(),
+                max: MAX_INPUTS,
             })?;
     }
     let y = f.eval(&vars);

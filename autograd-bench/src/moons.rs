@@ -173,8 +173,9 @@ pub fn tape_loss_gradient(
 ) -> Result<f64, TapeError> {
     if p.len() != PARAMS {
         return Err(TapeError::LengthMismatch {
-            left: p.len(),
-            right: PARAMS,
+            what: "parameters",
+            expected: PARAMS,
+            found: p.len(),
         });
     }
     tape.clear();

@@ -12,16 +12,18 @@
 //! - [`TapeView::non_finite_origin`]: follows a non-finite result back through its operands to
 //!   the statement that produced the first non-finite value on its own (e.g. `ln(0)`).
 //! - [`TapeView::backward_checked`]: the opt-in "anomaly mode": backward, then an error naming
-//!   the culprit if the output or any gradient is not finite.
+//!   the culprit if the output or any gradient is not finite; [`TapeView::anomaly`] gives the
+//!   full report.
 //!
 //! ```
-//! use autograd_core::{AnomalyKind, Op, Tape};
+//! use autograd_core::{AnomalyKind, Error, Op, Tape};
 //!
 //! let tape = Tape::<f64, 16>::new();
 //! let x = tape.var(0.0);
 //! let loss = x.ln() * 2.0 + 1.0; // ln(0) = -inf
 //! let err = tape.backward_checked(loss).unwrap_err();
-//! let anomaly = err.anomaly().unwrap();
+//! assert!(matches!(err, Error::NonFinite { statement: 2, op: Op::Ln, in_gradient: false }));
+//! let anomaly = tape.anomaly(loss).unwrap();
 //! assert_eq!((anomaly.index, anomaly.op, anomaly.kind), (2, Op::Ln, AnomalyKind::Value));
 //! assert_eq!(anomaly.to_string(), "statement 2 (ln) produced -inf from operand 0 = 0");
 //! ```
@@ -30,7 +32,7 @@ use core::fmt;
 
 use crate::op::Op;
 use crate::tape::{Gradients, Slot};
-use crate::{Scalar, TapeError, TapeView, Var};
+use crate::{Error, Scalar, TapeView, Var};
 
 /// How many operands an [`Anomaly`] lists (a longer statement lists its first ones).
 const LISTED: usize = 4;
@@ -149,43 +151,6 @@ impl<S: Scalar> fmt::Display for Anomaly<S> {
     }
 }
 
-/// The error of [`TapeView::backward_checked`]: the tape's own error, or a non-finite result.
-#[derive(Clone, Copy, Debug, PartialEq)]
-#[non_exhaustive]
-pub enum BackwardError<S> {
-    /// The sweep could not run (see [`TapeView::backward`]).
-    Tape(TapeError),
-    /// The output or a gradient is NaN or infinite; the report names where it started.
-    NonFinite(Anomaly<S>),
-}
-
-impl<S> BackwardError<S> {
-    /// The anomaly report, if that is what went wrong.
-    pub fn anomaly(&self) -> Option<&Anomaly<S>> {
-        match self {
-            BackwardError::NonFinite(a) => Some(a),
-            BackwardError::Tape(_) => None,
-        }
-    }
-}
-
-impl<S> From<TapeError> for BackwardError<S> {
-    fn from(e: TapeError) -> Self {
-        BackwardError::Tape(e)
-    }
-}
-
-impl<S: Scalar> fmt::Display for BackwardError<S> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            BackwardError::Tape(e) => fmt::Display::fmt(e, f),
-            BackwardError::NonFinite(a) => write!(f, "non-finite value: {a}"),
-        }
-    }
-}
-
-impl<S: Scalar> core::error::Error for BackwardError<S> {}
-
 impl<S: Scalar> TapeView<S> {
     /// The first statement whose value is NaN or infinite, in creation order; if every value is
     /// finite, the statement whose backward step made a gradient non-finite in the last
@@ -262,26 +227,41 @@ impl<S: Scalar> TapeView<S> {
     /// statements up to `y`, so the check costs nothing unless called.
     ///
     /// # Errors
-    /// [`BackwardError::Tape`] for every error of [`backward`](Self::backward);
-    /// [`BackwardError::NonFinite`] with the report otherwise.
+    /// Every error of [`backward`](Self::backward); [`Error::NonFinite`] naming the statement
+    /// otherwise: [`anomaly`](Self::anomaly) gives the full report.
     ///
     /// ```
-    /// use autograd_core::{BackwardError, Tape};
+    /// use autograd_core::{Error, Op, Tape};
     /// let tape = Tape::<f64, 8>::new();
     /// let x = tape.var(-1.0);
     /// let y = x.sqrt() + x; // sqrt(-1) = NaN
-    /// match tape.backward_checked(y) {
-    ///     Err(BackwardError::NonFinite(a)) => {
-    ///         assert_eq!(a.to_string(), "statement 2 (sqrt) produced NaN from operand 0 = -1")
-    ///     }
-    ///     other => panic!("expected an anomaly, got {other:?}"),
-    /// }
+    /// let err = tape.backward_checked(y).unwrap_err();
+    /// assert_eq!(err, Error::NonFinite { statement: 2, op: Op::Sqrt, in_gradient: false });
+    /// let report = tape.anomaly(y).unwrap();
+    /// assert_eq!(report.to_string(), "statement 2 (sqrt) produced NaN from operand 0 = -1");
     /// let z = x * 2.0;
     /// assert_eq!(tape.backward_checked(z)?.wrt(x), 2.0);
-    /// # Ok::<(), BackwardError<f64>>(())
+    /// # Ok::<(), Error>(())
     /// ```
-    pub fn backward_checked(&self, y: Var<'_, S>) -> Result<Gradients<'_, S>, BackwardError<S>> {
+    pub fn backward_checked(&self, y: Var<'_, S>) -> Result<Gradients<'_, S>, Error> {
         let grads = self.backward(y)?;
+        match self.anomaly(y) {
+            Some(a) => Err(Error::NonFinite {
+                statement: a.index,
+                op: a.op,
+                in_gradient: matches!(a.kind, AnomalyKind::Gradient { .. }),
+            }),
+            None => Ok(grads),
+        }
+    }
+
+    /// After a backward sweep from `y`, the report [`backward_checked`](Self::backward_checked)
+    /// names in its error: where a non-finite value of `y` started (see
+    /// [`non_finite_origin`](Self::non_finite_origin)), or else the statement whose backward
+    /// step made a gradient non-finite (see [`first_non_finite`](Self::first_non_finite)),
+    /// traced to where its own operands came from if they are not finite. `None` if `y` and
+    /// every gradient are finite.
+    pub fn anomaly(&self, y: Var<'_, S>) -> Option<Anomaly<S>> {
         let pairs = y.pair_array();
         let root = pairs[..y.pending()]
             .iter()
@@ -305,10 +285,7 @@ impl<S: Scalar> TapeView<S> {
                 None => None,
             }
         };
-        match anomaly {
-            Some(a) => Err(BackwardError::NonFinite(a)),
-            None => Ok(grads),
-        }
+        anomaly
     }
 
     /// The report for statement `i`, of kind `Value`.

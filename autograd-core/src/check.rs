@@ -7,8 +7,8 @@ use crate::diff_error::expect_len;
 use crate::drive::{record, write_gradient};
 use crate::scratch::with_scratch;
 use crate::{
-    directional_derivative, gradient_central, gradient_forward, gradient_reverse, DiffError,
-    Function, Scalar, TapeView, Var,
+    directional_derivative, gradient_central, gradient_forward, gradient_reverse, Function, Scalar,
+    TapeError, TapeView, Var,
 };
 
 /// Absolute and relative tolerance of [`compare`]: `|a - b| <= atol + rtol·|b|`.
@@ -161,7 +161,7 @@ impl fmt::Display for Comparison {
 /// bound).
 ///
 /// # Errors
-/// [`DiffError::LengthMismatch`] if the slices differ in length.
+/// [`TapeError::LengthMismatch`] if the slices differ in length.
 ///
 /// ```
 /// use autograd_core::{compare, Tolerance};
@@ -171,13 +171,13 @@ impl fmt::Display for Comparison {
 /// assert_eq!(w.index, 1);
 /// assert!((w.abs_error - 1e-9).abs() < 1e-15 && (w.rel_error - 5e-10).abs() < 1e-15);
 /// assert!(compare(&[1.0, 2.0], &[1.0, 2.0], Tolerance::between_modes::<f64>())?.passed);
-/// # Ok::<(), autograd_core::DiffError>(())
+/// # Ok::<(), autograd_core::TapeError>(())
 /// ```
 pub fn compare<S: Scalar>(
     actual: &[S],
     expected: &[S],
     tolerance: Tolerance,
-) -> Result<Comparison, DiffError> {
+) -> Result<Comparison, TapeError> {
     expect_len("compared", expected.len(), actual.len())?;
     let mut failures = 0;
     let mut worst: Option<(f64, ElementError)> = None;
@@ -286,8 +286,8 @@ impl fmt::Display for GradcheckReport {
 /// comparison fails on correct code, as PyTorch's would; check on small instances instead.
 ///
 /// # Errors
-/// [`DiffError::ScratchTooLarge`] where a scratch does not fit the stack (without `alloc`);
-/// [`DiffError::Tape`] if the tape runs out of capacity. A wrong derivative is not an error: it
+/// [`TapeError::ScratchTooLarge`] where a scratch does not fit the stack (without `alloc`);
+/// [`TapeError::Tape`] if the tape runs out of capacity. A wrong derivative is not an error: it
 /// is a report that did not pass.
 ///
 /// # Stack
@@ -306,13 +306,13 @@ impl fmt::Display for GradcheckReport {
 /// let mut tape = Tape::<f64, 32>::new();
 /// let report = gradcheck(&F, &mut tape, &[0.5])?;
 /// assert!(report.passed(), "{report}");
-/// # Ok::<(), autograd_core::DiffError>(())
+/// # Ok::<(), autograd_core::TapeError>(())
 /// ```
 pub fn gradcheck<S: Scalar, F: Function + ?Sized>(
     f: &F,
     tape: &mut TapeView<S>,
     x: &[S],
-) -> Result<GradcheckReport, DiffError> {
+) -> Result<GradcheckReport, TapeError> {
     gradcheck_with(
         f,
         tape,
@@ -336,7 +336,7 @@ pub fn gradcheck_with<S: Scalar, F: Function + ?Sized>(
     x: &[S],
     modes: Tolerance,
     finite: Tolerance,
-) -> Result<GradcheckReport, DiffError> {
+) -> Result<GradcheckReport, TapeError> {
     tape.check()?;
     let n = x.len();
     with_scratch(
@@ -358,7 +358,7 @@ fn gradcheck_in<S: Scalar, F: Function + ?Sized>(
     modes: Tolerance,
     finite: Tolerance,
     [rev, fwd, fd]: [&mut [S]; 3],
-) -> Result<GradcheckReport, DiffError> {
+) -> Result<GradcheckReport, TapeError> {
     let y_rev = gradient_reverse(f, tape, x, rev)?;
     let y_fwd = gradient_forward(f, x, fwd)?;
     let y_plain = gradient_central(f, x, fd)?;
@@ -394,7 +394,7 @@ fn twice_and_zero_seed<S: Scalar, F: Function + ?Sized>(
     vars: &[Var<'_, S>],
     first: &mut [S],
     second: &mut [S],
-) -> Result<(bool, bool), DiffError> {
+) -> Result<(bool, bool), TapeError> {
     let y = f.eval(vars);
     write_gradient(tape, y, vars, first)?;
     write_gradient(tape, y, vars, second)?;

@@ -7,7 +7,7 @@
 
 use crate::scratch::with_scratch;
 use crate::{
-    DiffError, Dual, DualVec, Function, Gradients, Mark, Number, Scalar, TapeError, TapeView, Var,
+    Dual, DualVec, Function, Gradients, Mark, Number, Scalar, TapeError, TapeView, Var,
     VectorFunction,
 };
 
@@ -115,7 +115,7 @@ pub(crate) fn forward_gradient<S: Scalar, T: Tangents<S>, F: Function + ?Sized>(
     f: &F,
     x: &[S],
     grad: &mut [S],
-) -> Result<S, DiffError> {
+) -> Result<S, TapeError> {
     crate::diff_error::expect_len("gradient", x.len(), grad.len())?;
     if x.is_empty() {
         return Ok(f.eval(x));
@@ -133,7 +133,7 @@ pub(crate) fn forward_jacobian<S: Scalar, T: Tangents<S>, F: VectorFunction + ?S
     x: &[S],
     values: &mut [S],
     jac: &mut [S],
-) -> Result<(), DiffError> {
+) -> Result<(), TapeError> {
     crate::diff_error::jacobian_shape(x.len(), values, jac)?;
     with_inputs_and_outputs(x, values.len(), T::constant_of, |xs, outs| {
         forward_passes(f, xs, outs, values, jac);
@@ -147,8 +147,8 @@ pub(crate) fn with_inputs_and_outputs<S: Scalar, E, R>(
     x: &[S],
     m: usize,
     init: impl Fn(S) -> E,
-    body: impl FnOnce(&mut [E], &mut [E]) -> Result<R, DiffError>,
-) -> Result<R, DiffError> {
+    body: impl FnOnce(&mut [E], &mut [E]) -> Result<R, TapeError>,
+) -> Result<R, TapeError> {
     let n = x.len();
     let inputs = x.iter().map(|&xi| init(xi));
     let elements = inputs.chain((0..m).map(|_| init(S::ZERO)));
@@ -166,8 +166,8 @@ pub(crate) fn record<S: Scalar, R>(
     n: usize,
     outputs: usize,
     inputs: impl Iterator<Item = S>,
-    body: impl for<'t> FnOnce(&'t TapeView<S>, &mut [Var<'t, S>]) -> Result<R, DiffError>,
-) -> Result<R, DiffError> {
+    body: impl for<'t> FnOnce(&'t TapeView<S>, &mut [Var<'t, S>]) -> Result<R, TapeError>,
+) -> Result<R, TapeError> {
     tape.check()?;
     let mark = tape.mark();
     let result = {
@@ -226,7 +226,7 @@ pub(crate) fn reverse_rows<'t, S: Scalar, F: VectorFunction + ?Sized>(
     outs: &mut [Var<'t, S>],
     values: &mut [S],
     jac: &mut [S],
-) -> Result<(), DiffError> {
+) -> Result<(), TapeError> {
     f.eval(vars, outs);
     tape.check()?;
     let n = vars.len();
@@ -247,7 +247,7 @@ pub(crate) fn forward_over_reverse<S: Scalar, T: Tangents<S>, F: Function + ?Siz
     n: usize,
     seeds: impl Iterator<Item = T>,
     mut write: impl FnMut(usize, T),
-) -> Result<S, DiffError> {
+) -> Result<S, TapeError> {
     record(tape, n, 0, seeds, |tape, vars| {
         let y: Var<'_, T> = f.eval(vars);
         let grads = sweep(tape, y, vars)?;

@@ -2,7 +2,10 @@
 
 use core::fmt;
 
-/// What went wrong while recording on, or differentiating, a tape.
+use crate::Op;
+
+/// What went wrong while recording on, or differentiating, a tape, in a gradient, Jacobian,
+/// Hessian or check driver, or in a checked backward sweep: the core's one error type.
 ///
 /// Operators such as `a * b` cannot return a `Result`, so a failure while recording is *sticky*:
 /// the tape remembers the first error, every later result is marked as not recorded (its value
@@ -26,7 +29,7 @@ use core::fmt;
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum TapeError {
+pub enum Error {
     /// More slots were needed than the tape holds.
     CapacityExceeded {
         /// The tape's capacity in slots.
@@ -59,12 +62,45 @@ pub enum TapeError {
         /// Number of slots on the tape.
         len: usize,
     },
-    /// Two slices that must have the same length do not.
+    /// A slice does not have the length it must have (an output, a direction, a gradient).
     LengthMismatch {
-        /// Length of the first slice.
-        left: usize,
-        /// Length of the second slice.
-        right: usize,
+        /// Which slice.
+        what: &'static str,
+        /// The length it must have.
+        expected: usize,
+        /// The length it has.
+        found: usize,
+    },
+    /// More inputs (or outputs) than [`MAX_DIMENSION`](crate::MAX_DIMENSION), without the
+    /// `alloc` feature (or a Jacobian or Hessian whose size overflows `usize`).
+    DimensionTooLarge {
+        /// The dimension asked for.
+        len: usize,
+        /// The largest supported.
+        max: usize,
+    },
+    /// A driver's scratch would take more than
+    /// [`SCRATCH_STACK_BYTES`](crate::SCRATCH_STACK_BYTES) of stack, and the `alloc` feature
+    /// (which puts it on the heap) is off.
+    ScratchTooLarge {
+        /// Elements of scratch needed (inputs, plus outputs for a Jacobian).
+        len: usize,
+        /// The bytes of stack that would take.
+        bytes: usize,
+        /// The most allowed, [`SCRATCH_STACK_BYTES`](crate::SCRATCH_STACK_BYTES).
+        max: usize,
+    },
+    /// [`TapeView::backward_checked`](crate::TapeView::backward_checked): the output or a
+    /// gradient is NaN or infinite, and this statement is where it started;
+    /// [`TapeView::non_finite_origin`](crate::TapeView::non_finite_origin) gives the full
+    /// report (operands, values, the gradient term).
+    NonFinite {
+        /// Index of the statement.
+        statement: usize,
+        /// Its operation.
+        op: Op,
+        /// `true` if its value is finite and a gradient term through it is not.
+        in_gradient: bool,
     },
     /// The tape was in use by another access (only possible from inside a `fmt::Write` that
     /// records on the tape it is exporting).
@@ -99,12 +135,44 @@ impl fmt::Display for TapeError {
                     "slot {index} is not a statement of the tape ({len} slots in use)"
                 )
             }
-            TapeError::LengthMismatch { left, right } => {
-                write!(f, "slices of different lengths ({left} and {right})")
+            TapeError::LengthMismatch {
+                what,
+                expected,
+                found,
+            } => write!(f, "{what} slice has length {found}, expected {expected}"),
+            TapeError::DimensionTooLarge { len, max } => write!(
+                f,
+                "dimension {len} exceeds the supported maximum of {max} (MAX_DIMENSION)"
+            ),
+            TapeError::ScratchTooLarge { len, bytes, max } => write!(
+                f,
+                "scratch for {len} elements would take {bytes} bytes of stack, over the limit of \
+                 {max} (SCRATCH_STACK_BYTES); enable autograd-core's `alloc` feature to put it on \
+                 the heap, or differentiate fewer inputs (or with fewer lanes) per call"
+            ),
+            TapeError::NonFinite {
+                statement,
+                op,
+                in_gradient,
+            } => {
+                let place = if in_gradient {
+                    "a gradient term through"
+                } else {
+                    "the value of"
+                };
+                write!(
+                    f,
+                    "{place} statement {statement} ({op}) is NaN or infinite; \
+                     `non_finite_origin` reports its operands"
+                )
             }
             TapeError::Busy => f.write_str("the tape is already in use"),
         }
     }
 }
 
-impl core::error::Error for TapeError {}
+impl core::error::Error for Error {}
+
+/// The error's name before the drivers' (`DiffError`) and the checked sweep's (`BackwardError`)
+/// errors were merged into it: the same type.
+pub type TapeError = Error;

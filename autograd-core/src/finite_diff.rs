@@ -4,7 +4,7 @@
 use crate::diff_error::{expect_len, jacobian_shape};
 use crate::drive::{with_inputs_and_outputs, OneRow};
 use crate::scratch::with_scratch;
-use crate::{DiffError, Function, Scalar, VectorFunction};
+use crate::{Function, Scalar, TapeError, VectorFunction};
 
 /// The central-difference step for an input of value `x`: `cbrt(ε) · max(1, |x|)`.
 ///
@@ -34,7 +34,7 @@ pub fn central_step<S: Scalar>(x: S) -> S {
 /// See [`central_step`] for the step and the error to expect.
 ///
 /// # Errors
-/// [`DiffError::LengthMismatch`] if `grad.len() != x.len()`; [`DiffError::ScratchTooLarge`]
+/// [`TapeError::LengthMismatch`] if `grad.len() != x.len()`; [`TapeError::ScratchTooLarge`]
 /// where the scratch does not fit the stack (without `alloc`).
 ///
 /// # Stack
@@ -55,13 +55,13 @@ pub fn central_step<S: Scalar>(x: S) -> S {
 ///     gradient_central(&Cubic, &[x], &mut g)?;
 ///     assert!((g[0] - (3.0 * x * x - 2.0)).abs() < 1e-4); // the seed's tolerance
 /// }
-/// # Ok::<(), autograd_core::DiffError>(())
+/// # Ok::<(), autograd_core::TapeError>(())
 /// ```
 pub fn gradient_central<S: Scalar, F: Function + ?Sized>(
     f: &F,
     x: &[S],
     grad: &mut [S],
-) -> Result<S, DiffError> {
+) -> Result<S, TapeError> {
     expect_len("gradient", x.len(), grad.len())?;
     if x.is_empty() {
         return Ok(f.eval(x));
@@ -104,14 +104,14 @@ fn steps<S: Scalar>(x: S) -> (S, S) {
 /// for (a, b) in j.iter().zip([3.0, 2.0, 1.0, -1.0]) {
 ///     assert!((a - b).abs() < 1e-9);
 /// }
-/// # Ok::<(), autograd_core::DiffError>(())
+/// # Ok::<(), autograd_core::TapeError>(())
 /// ```
 pub fn jacobian_central<S: Scalar, F: VectorFunction + ?Sized>(
     f: &F,
     x: &[S],
     values: &mut [S],
     jac: &mut [S],
-) -> Result<(), DiffError> {
+) -> Result<(), TapeError> {
     jacobian_shape(x.len(), values, jac)?;
     with_inputs_and_outputs(
         x,

@@ -69,7 +69,7 @@ pub trait Function {
 /// jacobian_forward(&Polar, &[2.0, 0.0], &mut y, &mut j)?;
 /// assert_eq!(y, [2.0, 0.0]);
 /// assert_eq!(j, [1.0, 0.0, 0.0, 2.0]); // [[cos θ, -r sin θ], [sin θ, r cos θ]]
-/// # Ok::<(), autograd_core::DiffError>(())
+/// # Ok::<(), autograd_core::TapeError>(())
 /// ```
 pub trait VectorFunction {
     /// Writes `f(x)` into `out`.

@@ -30,12 +30,12 @@
 //! assert_eq!(y, rosenbrock(&x)); // plain evaluation, same function
 //! assert_eq!(rev, analytic);
 //! assert_eq!(fwd, analytic);
-//! # Ok::<(), autograd_core::DiffError>(())
+//! # Ok::<(), autograd_core::TapeError>(())
 //! ```
 
 use crate::drive::{forward_gradient, record, write_gradient};
 use crate::scratch::with_scratch;
-use crate::{DiffError, Dual, DualVec, Function, Scalar, TapeView};
+use crate::{Dual, DualVec, Function, Scalar, TapeError, TapeView};
 
 /// Reverse mode: `grad = ∇f(x)` from one recording and one backward sweep; returns `f(x)`.
 ///
@@ -44,8 +44,8 @@ use crate::{DiffError, Dual, DualVec, Function, Scalar, TapeView};
 /// the operations of `f`. Takes any `Tape<S, N>` (it dereferences to a `TapeView`).
 ///
 /// # Errors
-/// [`DiffError::LengthMismatch`] if `grad.len() != x.len()`; [`DiffError::ScratchTooLarge`] where
-/// the scratch does not fit the stack (without `alloc`); [`DiffError::Tape`] if the tape runs out
+/// [`TapeError::LengthMismatch`] if `grad.len() != x.len()`; [`TapeError::ScratchTooLarge`] where
+/// the scratch does not fit the stack (without `alloc`); [`TapeError::Tape`] if the tape runs out
 /// of capacity (or had already failed).
 ///
 /// # Stack
@@ -64,14 +64,14 @@ use crate::{DiffError, Dual, DualVec, Function, Scalar, TapeView};
 /// gradient_reverse(&SinOfSquare, &mut tape, &[2.0], &mut g)?;
 /// assert_eq!(g[0], 4.0 * libm::cos(4.0)); // -2.615
 /// assert!(tape.is_empty());
-/// # Ok::<(), autograd_core::DiffError>(())
+/// # Ok::<(), autograd_core::TapeError>(())
 /// ```
 pub fn gradient_reverse<S: Scalar, F: Function + ?Sized>(
     f: &F,
     tape: &mut TapeView<S>,
     x: &[S],
     grad: &mut [S],
-) -> Result<S, DiffError> {
+) -> Result<S, TapeError> {
     crate::diff_error::expect_len("gradient", x.len(), grad.len())?;
     // The one-row case of `reverse_rows`, written directly: reverse mode's hot path spares the
     // output buffer and the loop over rows.
@@ -87,7 +87,7 @@ pub fn gradient_reverse<S: Scalar, F: Function + ?Sized>(
 /// [`gradient_forward_vec`] to carry several directions per pass).
 ///
 /// # Errors
-/// [`DiffError::LengthMismatch`] if `grad.len() != x.len()`; [`DiffError::ScratchTooLarge`]
+/// [`TapeError::LengthMismatch`] if `grad.len() != x.len()`; [`TapeError::ScratchTooLarge`]
 /// where the scratch does not fit the stack (without `alloc`).
 ///
 /// # Stack
@@ -106,13 +106,13 @@ pub fn gradient_reverse<S: Scalar, F: Function + ?Sized>(
 /// let mut g = [0.0];
 /// assert_eq!(gradient_forward(&F, &[2.0], &mut g)?, 11.0);
 /// assert_eq!(g, [7.0]);
-/// # Ok::<(), autograd_core::DiffError>(())
+/// # Ok::<(), autograd_core::TapeError>(())
 /// ```
 pub fn gradient_forward<S: Scalar, F: Function + ?Sized>(
     f: &F,
     x: &[S],
     grad: &mut [S],
-) -> Result<S, DiffError> {
+) -> Result<S, TapeError> {
     forward_gradient::<S, Dual<S>, F>(f, x, grad)
 }
 
@@ -138,13 +138,13 @@ pub fn gradient_forward<S: Scalar, F: Function + ?Sized>(
 /// let mut g = [0.0; 3];
 /// gradient_forward_vec::<2, _, _>(&Prod, &[2.0, 3.0, 5.0], &mut g)?; // 2 passes
 /// assert_eq!(g, [15.0, 10.0, 6.0]);
-/// # Ok::<(), autograd_core::DiffError>(())
+/// # Ok::<(), autograd_core::TapeError>(())
 /// ```
 pub fn gradient_forward_vec<const L: usize, S: Scalar, F: Function + ?Sized>(
     f: &F,
     x: &[S],
     grad: &mut [S],
-) -> Result<S, DiffError> {
+) -> Result<S, TapeError> {
     const { assert!(L > 0, "a DualVec driver needs at least one lane") };
     forward_gradient::<S, DualVec<S, L>, F>(f, x, grad)
 }
@@ -153,7 +153,7 @@ pub fn gradient_forward_vec<const L: usize, S: Scalar, F: Function + ?Sized>(
 /// [`Dual`] pass; returns `(f(x), ∇f(x) · v)`.
 ///
 /// # Errors
-/// [`DiffError::LengthMismatch`] if `v.len() != x.len()`; [`DiffError::ScratchTooLarge`] where
+/// [`TapeError::LengthMismatch`] if `v.len() != x.len()`; [`TapeError::ScratchTooLarge`] where
 /// the scratch does not fit the stack (without `alloc`).
 ///
 /// # Stack
@@ -169,13 +169,13 @@ pub fn gradient_forward_vec<const L: usize, S: Scalar, F: Function + ?Sized>(
 /// }
 /// let (y, d) = directional_derivative(&Dot, &[2.0, 3.0], &[1.0, -1.0])?;
 /// assert_eq!((y, d), (6.0, 3.0 - 2.0));
-/// # Ok::<(), autograd_core::DiffError>(())
+/// # Ok::<(), autograd_core::TapeError>(())
 /// ```
 pub fn directional_derivative<S: Scalar, F: Function + ?Sized>(
     f: &F,
     x: &[S],
     v: &[S],
-) -> Result<(S, S), DiffError> {
+) -> Result<(S, S), TapeError> {
     crate::diff_error::expect_len("direction", x.len(), v.len())?;
     with_scratch(
         x.len(),
@@ -229,17 +229,17 @@ mod tests {
         } else {
             let max = crate::MAX_DIMENSION;
             let len = max + 1;
-            assert_eq!(result, Err(DiffError::DimensionTooLarge { len, max }));
+            assert_eq!(result, Err(TapeError::DimensionTooLarge { len, max }));
         }
         // A tier on the stack works (and the tape reports its own capacity).
         let mut tape = Tape::<f32, 8>::new();
         let err = gradient_reverse(&Sum, &mut tape, &x[..200], &mut g[..200]).unwrap_err();
         assert_eq!(
             err,
-            DiffError::Tape(TapeError::CapacityExceeded {
+            TapeError::CapacityExceeded {
                 capacity: 8,
                 needed: 208
-            })
+            }
         );
         assert!(tape.is_empty() && tape.check().is_ok());
     }

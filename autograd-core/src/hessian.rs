@@ -3,15 +3,15 @@
 use crate::diff_error::{expect_len, hessian_shape};
 use crate::drive::{forward_over_reverse, Tangents};
 use crate::scratch::with_scratch;
-use crate::{DiffError, Dual, DualVec, Function, Scalar, TapeView};
+use crate::{Dual, DualVec, Function, Scalar, TapeError, TapeView};
 
 /// `hv = H(x) v` (the Hessian of `f` times `v`) and `grad = ∇f(x)` by forward over reverse;
 /// returns `f(x)`. Any `Tape<Dual<S>, N>` works; it is rewound to where it was on return.
 ///
 /// # Errors
-/// [`DiffError::LengthMismatch`] if `v`, `grad` or `hv` differ in length from `x`;
-/// [`DiffError::ScratchTooLarge`] where the scratch does not fit the stack (without `alloc`);
-/// [`DiffError::Tape`] if the tape runs out of capacity.
+/// [`TapeError::LengthMismatch`] if `v`, `grad` or `hv` differ in length from `x`;
+/// [`TapeError::ScratchTooLarge`] where the scratch does not fit the stack (without `alloc`);
+/// [`TapeError::Tape`] if the tape runs out of capacity.
 ///
 /// # Stack
 /// `tier(n) · size_of::<Var<Dual<S>>>()` bytes of scratch, at most
@@ -29,7 +29,7 @@ use crate::{DiffError, Dual, DualVec, Function, Scalar, TapeView};
 /// hessian_vector_product(&F, &mut tape, &[3.0, 2.0], &[1.0, -1.0], &mut g, &mut hv)?;
 /// assert_eq!(g, [12.0, 9.0]);
 /// assert_eq!(hv, [4.0 - 6.0, 6.0]);
-/// # Ok::<(), autograd_core::DiffError>(())
+/// # Ok::<(), autograd_core::TapeError>(())
 /// ```
 pub fn hessian_vector_product<S: Scalar, F: Function + ?Sized>(
     f: &F,
@@ -38,7 +38,7 @@ pub fn hessian_vector_product<S: Scalar, F: Function + ?Sized>(
     v: &[S],
     grad: &mut [S],
     hv: &mut [S],
-) -> Result<S, DiffError> {
+) -> Result<S, TapeError> {
     let n = x.len();
     expect_len("direction", n, v.len())?;
     expect_len("gradient", n, grad.len())?;
@@ -72,9 +72,9 @@ pub fn hessian_vector_product<S: Scalar, F: Function + ?Sized>(
 /// Both write the gradient too, which they get for free.
 ///
 /// # Errors
-/// [`DiffError::LengthMismatch`] if `grad.len() != n` or `hess.len() != n * n`;
-/// [`DiffError::ScratchTooLarge`] where the scratch does not fit the stack (without `alloc`);
-/// [`DiffError::Tape`].
+/// [`TapeError::LengthMismatch`] if `grad.len() != n` or `hess.len() != n * n`;
+/// [`TapeError::ScratchTooLarge`] where the scratch does not fit the stack (without `alloc`);
+/// [`TapeError::Tape`].
 ///
 /// # Stack
 /// `tier(n) · size_of::<Var<Dual<S>>>()` bytes of scratch, at most
@@ -92,7 +92,7 @@ pub fn hessian_vector_product<S: Scalar, F: Function + ?Sized>(
 /// hessian(&F, &mut tape, &[2.0, 5.0], &mut g, &mut h)?;
 /// assert_eq!(g, [12.0 + 5.0, 2.0]);
 /// assert_eq!(h, [12.0, 1.0, 1.0, 0.0]);
-/// # Ok::<(), autograd_core::DiffError>(())
+/// # Ok::<(), autograd_core::TapeError>(())
 /// ```
 pub fn hessian<S: Scalar, F: Function + ?Sized>(
     f: &F,
@@ -100,7 +100,7 @@ pub fn hessian<S: Scalar, F: Function + ?Sized>(
     x: &[S],
     grad: &mut [S],
     hess: &mut [S],
-) -> Result<S, DiffError> {
+) -> Result<S, TapeError> {
     hessian_by_lanes(f, tape, x, grad, hess)
 }
 
@@ -108,8 +108,8 @@ pub fn hessian<S: Scalar, F: Function + ?Sized>(
 /// `hess` row-major `n × n` (exactly symmetric), `grad = ∇f(x)`; returns `f(x)`.
 ///
 /// # Errors
-/// [`DiffError::LengthMismatch`] if `grad.len() != n` or `hess.len() != n * n`;
-/// [`DiffError::ScratchTooLarge`] where the scratch does not fit the stack (without `alloc`).
+/// [`TapeError::LengthMismatch`] if `grad.len() != n` or `hess.len() != n * n`;
+/// [`TapeError::ScratchTooLarge`] where the scratch does not fit the stack (without `alloc`).
 ///
 /// # Stack
 /// `tier(n) · size_of::<Dual<Dual<S>>>()` bytes of scratch, at most
@@ -126,14 +126,14 @@ pub fn hessian<S: Scalar, F: Function + ?Sized>(
 /// hessian_forward(&F, &[0.0, 3.0], &mut g, &mut h)?;
 /// assert_eq!(g, [3.0, 0.0]);
 /// assert_eq!(h, [0.0, 1.0, 1.0, 0.0]);
-/// # Ok::<(), autograd_core::DiffError>(())
+/// # Ok::<(), autograd_core::TapeError>(())
 /// ```
 pub fn hessian_forward<S: Scalar, F: Function + ?Sized>(
     f: &F,
     x: &[S],
     grad: &mut [S],
     hess: &mut [S],
-) -> Result<S, DiffError> {
+) -> Result<S, TapeError> {
     hessian_shape(x.len(), grad, hess)?;
     if x.is_empty() {
         return Ok(f.eval(x));
@@ -194,7 +194,7 @@ fn forward_over_forward<S: Scalar, F: Function + ?Sized>(
 /// hessian_vec(&F, &mut tape, &[1.0, 2.0, 3.0], &mut g, &mut h)?; // 2 sweeps
 /// assert_eq!(g, [4.0, 1.0, 27.0]);
 /// assert_eq!(h, [4.0, 2.0, 0.0, 2.0, 0.0, 0.0, 0.0, 0.0, 18.0]);
-/// # Ok::<(), autograd_core::DiffError>(())
+/// # Ok::<(), autograd_core::TapeError>(())
 /// ```
 pub fn hessian_vec<const L: usize, S: Scalar, F: Function + ?Sized>(
     f: &F,
@@ -202,7 +202,7 @@ pub fn hessian_vec<const L: usize, S: Scalar, F: Function + ?Sized>(
     x: &[S],
     grad: &mut [S],
     hess: &mut [S],
-) -> Result<S, DiffError> {
+) -> Result<S, TapeError> {
     const { assert!(L > 0, "a DualVec driver needs at least one lane") };
     hessian_by_lanes(f, tape, x, grad, hess)
 }
@@ -216,7 +216,7 @@ fn hessian_by_lanes<S: Scalar, T: Tangents<S>, F: Function + ?Sized>(
     x: &[S],
     grad: &mut [S],
     hess: &mut [S],
-) -> Result<S, DiffError> {
+) -> Result<S, TapeError> {
     let n = x.len();
     hessian_shape(n, grad, hess)?;
     tape.check()?;

@@ -2,15 +2,15 @@
 
 use crate::diff_error::jacobian_shape;
 use crate::drive::{forward_jacobian, record, reverse_rows};
-use crate::{DiffError, Dual, DualVec, Scalar, TapeView, VectorFunction};
+use crate::{Dual, DualVec, Scalar, TapeError, TapeView, VectorFunction};
 
 /// Reverse-mode Jacobian of R^n → R^m: one recording, then one backward sweep per output
 /// (`m` sweeps). Writes `values = f(x)` (length `m`) and `jac` row-major, `m × n`:
 /// `jac[i * n + j] = ∂f_i/∂x_j`. Prefer it when `m < n`; the tape is rewound on return.
 ///
 /// # Errors
-/// [`DiffError::LengthMismatch`] if `jac.len() != m * n`; [`DiffError::ScratchTooLarge`] where
-/// the scratch does not fit the stack (without `alloc`); [`DiffError::Tape`] if the tape runs out
+/// [`TapeError::LengthMismatch`] if `jac.len() != m * n`; [`TapeError::ScratchTooLarge`] where
+/// the scratch does not fit the stack (without `alloc`); [`TapeError::Tape`] if the tape runs out
 /// of capacity.
 ///
 /// # Stack
@@ -32,7 +32,7 @@ use crate::{DiffError, Dual, DualVec, Scalar, TapeView, VectorFunction};
 /// let (mut y, mut j) = ([0.0; 3], [0.0; 6]);
 /// jacobian_reverse(&F, &mut tape, &[2.0, 3.0], &mut y, &mut j)?;
 /// assert_eq!(j, [3.0, 2.0, 1.0, 1.0, libm::cos(2.0), 0.0]);
-/// # Ok::<(), autograd_core::DiffError>(())
+/// # Ok::<(), autograd_core::TapeError>(())
 /// ```
 pub fn jacobian_reverse<S: Scalar, F: VectorFunction + ?Sized>(
     f: &F,
@@ -40,7 +40,7 @@ pub fn jacobian_reverse<S: Scalar, F: VectorFunction + ?Sized>(
     x: &[S],
     values: &mut [S],
     jac: &mut [S],
-) -> Result<(), DiffError> {
+) -> Result<(), TapeError> {
     jacobian_shape(x.len(), values, jac)?;
     let n = x.len();
     record(tape, n, values.len(), x.iter().copied(), |tape, scratch| {
@@ -73,14 +73,14 @@ pub fn jacobian_reverse<S: Scalar, F: VectorFunction + ?Sized>(
 /// let (mut y, mut j) = ([0.0; 2], [0.0; 2]);
 /// jacobian_forward(&Scale, &[1.5], &mut y, &mut j)?;
 /// assert_eq!((y, j), ([3.0, 4.5], [2.0, 3.0]));
-/// # Ok::<(), autograd_core::DiffError>(())
+/// # Ok::<(), autograd_core::TapeError>(())
 /// ```
 pub fn jacobian_forward<S: Scalar, F: VectorFunction + ?Sized>(
     f: &F,
     x: &[S],
     values: &mut [S],
     jac: &mut [S],
-) -> Result<(), DiffError> {
+) -> Result<(), TapeError> {
     forward_jacobian::<S, Dual<S>, F>(f, x, values, jac)
 }
 
@@ -106,14 +106,14 @@ pub fn jacobian_forward<S: Scalar, F: VectorFunction + ?Sized>(
 /// jacobian_forward_vec::<2, _, _>(&F, &[2.0, 3.0, 5.0], &mut y, &mut j)?; // 2 passes
 /// assert_eq!(y, [30.0, 7.0]);
 /// assert_eq!(j, [15.0, 10.0, 6.0, 1.0, 0.0, 1.0]);
-/// # Ok::<(), autograd_core::DiffError>(())
+/// # Ok::<(), autograd_core::TapeError>(())
 /// ```
 pub fn jacobian_forward_vec<const L: usize, S: Scalar, F: VectorFunction + ?Sized>(
     f: &F,
     x: &[S],
     values: &mut [S],
     jac: &mut [S],
-) -> Result<(), DiffError> {
+) -> Result<(), TapeError> {
     const { assert!(L > 0, "a DualVec driver needs at least one lane") };
     forward_jacobian::<S, DualVec<S, L>, F>(f, x, values, jac)
 }

@@ -86,14 +86,13 @@ mod tape;
 pub mod testkit;
 mod var;
 
-pub use anomaly::{Anomaly, AnomalyInput, AnomalyKind, BackwardError};
+pub use anomaly::{Anomaly, AnomalyInput, AnomalyKind};
 pub use check::{
     compare, gradcheck, gradcheck_with, Comparison, ElementError, GradcheckReport, Tolerance,
 };
-pub use diff_error::DiffError;
 pub use dual::Dual;
 pub use dual_vec::DualVec;
-pub use error::TapeError;
+pub use error::{Error, TapeError};
 pub use finite_diff::{central_step, gradient_central, jacobian_central};
 pub use function::{Function, VectorFunction};
 pub use gradient::{

@@ -4,7 +4,7 @@
 
 use heapless::Vec;
 
-use crate::DiffError;
+use crate::TapeError;
 
 /// The most stack, in bytes, that a driver's scratch may take: 32 KiB.
 ///
@@ -18,7 +18,7 @@ use crate::DiffError;
 /// `tier(len) · size_of::<E>()` bytes of stack for its scratch,
 ///
 /// and only where that is at most `SCRATCH_STACK_BYTES`. Above it the driver returns
-/// [`DiffError::ScratchTooLarge`] (or [`DiffError::DimensionTooLarge`] past [`MAX_DIMENSION`])
+/// [`TapeError::ScratchTooLarge`] (or [`TapeError::DimensionTooLarge`] past [`MAX_DIMENSION`])
 /// before touching `f` or the tape; with the crate's `alloc` feature it puts the scratch on the
 /// heap instead (`len · size_of::<E>()` bytes, no limit on `len`) and its stack use no longer
 /// grows with `len`. The bound does not include the frames of `f` itself, nor the scratch of
@@ -29,7 +29,7 @@ use crate::DiffError;
 /// tier, 4096 duals, is 64 KiB).
 ///
 /// ```
-/// use autograd_core::{gradient_forward, DiffError, Dual, Function, Number, SCRATCH_STACK_BYTES};
+/// use autograd_core::{gradient_forward, TapeError, Dual, Function, Number, SCRATCH_STACK_BYTES};
 /// struct Sum;
 /// impl Function for Sum {
 ///     fn eval<T: Number>(&self, x: &[T]) -> T { x.iter().fold(T::zero(), |s, v| s + *v) }
@@ -41,10 +41,10 @@ use crate::DiffError;
 /// } else {
 ///     let bytes = 4096 * core::mem::size_of::<Dual<f64>>();
 ///     let max = SCRATCH_STACK_BYTES;
-///     assert_eq!(result, Err(DiffError::ScratchTooLarge { len: 1025, bytes, max }));
+///     assert_eq!(result, Err(TapeError::ScratchTooLarge { len: 1025, bytes, max }));
 /// }
 /// gradient_forward(&Sum, &x[..1024], &mut g[..1024])?; // 16 KiB of stack
-/// # Ok::<(), DiffError>(())
+/// # Ok::<(), TapeError>(())
 /// ```
 pub const SCRATCH_STACK_BYTES: usize = 32 * 1024;
 
@@ -56,14 +56,14 @@ pub const MAX_DIMENSION: usize = 4096;
 /// Calls `body` with the `len` elements that `elements` yields (taken in order, only once the
 /// place for them is settled): on the stack in the smallest tier that holds them if its bytes fit
 /// [`SCRATCH_STACK_BYTES`], else on the heap (`alloc`) or not at all
-/// ([`DiffError::ScratchTooLarge`]). Each tier is its own `#[inline(never)]` function, so only
+/// ([`TapeError::ScratchTooLarge`]). Each tier is its own `#[inline(never)]` function, so only
 /// the chosen tier's buffer occupies the stack.
 #[inline]
 pub(crate) fn with_scratch<E, R>(
     len: usize,
     elements: impl Iterator<Item = E>,
-    body: impl FnOnce(&mut [E]) -> Result<R, DiffError>,
-) -> Result<R, DiffError> {
+    body: impl FnOnce(&mut [E]) -> Result<R, TapeError>,
+) -> Result<R, TapeError> {
     let size = core::mem::size_of::<E>();
     match tier(len) {
         Some(tier) if tier.saturating_mul(size) <= SCRATCH_STACK_BYTES => match tier {
@@ -88,8 +88,8 @@ fn tier(len: usize) -> Option<usize> {
 fn on_stack<const D: usize, E, R>(
     len: usize,
     elements: impl Iterator<Item = E>,
-    body: impl FnOnce(&mut [E]) -> Result<R, DiffError>,
-) -> Result<R, DiffError> {
+    body: impl FnOnce(&mut [E]) -> Result<R, TapeError>,
+) -> Result<R, TapeError> {
     debug_assert!(len <= D);
     // Filled in place: returning the buffer by value would copy its whole capacity. The caller
     // checked `len <= D`, so every element fits.
@@ -109,8 +109,8 @@ fn beyond_stack<E, R>(
     tier: Option<usize>,
     size: usize,
     elements: impl Iterator<Item = E>,
-    body: impl FnOnce(&mut [E]) -> Result<R, DiffError>,
-) -> Result<R, DiffError> {
+    body: impl FnOnce(&mut [E]) -> Result<R, TapeError>,
+) -> Result<R, TapeError> {
     #[cfg(feature = "alloc")]
     {
         let mut buffer: alloc::vec::Vec<E> = elements.collect();
@@ -118,12 +118,12 @@ fn beyond_stack<E, R>(
     }
     #[cfg(not(feature = "alloc"))]
     Err(match tier {
-        Some(tier) => DiffError::ScratchTooLarge {
+        Some(tier) => TapeError::ScratchTooLarge {
             len,
             bytes: tier.saturating_mul(size),
             max: SCRATCH_STACK_BYTES,
         },
-        None => DiffError::DimensionTooLarge {
+        None => TapeError::DimensionTooLarge {
             len,
             max: MAX_DIMENSION,
         },

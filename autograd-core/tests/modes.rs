@@ -6,7 +6,7 @@
 use autograd_core::{
     compare, gradcheck, gradcheck_with, gradient_central, gradient_forward, gradient_forward_vec,
     gradient_reverse, jacobian_central, jacobian_forward, jacobian_forward_vec, jacobian_reverse,
-    DiffError, Function, Number, Scalar, Tape, TapeError, Tolerance, VectorFunction, MAX_DIMENSION,
+    Function, Number, Scalar, Tape, TapeError, Tolerance, VectorFunction, MAX_DIMENSION,
 };
 
 /// Every operation of the tape, applied to `x[0]` (and `x[1]` for two-input ones).
@@ -361,9 +361,9 @@ fn gradient_at_benchmark_sizes_in_every_tier() {
 
 /// `Some` result of a driver, or `None` where its scratch does not fit the stack and the `alloc`
 /// feature is off (the only case in which that may be an error).
-fn unless_scratch_too_large<T>(result: Result<T, DiffError>) -> Option<T> {
+fn unless_scratch_too_large<T>(result: Result<T, TapeError>) -> Option<T> {
     match result {
-        Err(DiffError::ScratchTooLarge { bytes, max, .. }) if !cfg!(feature = "alloc") => {
+        Err(TapeError::ScratchTooLarge { bytes, max, .. }) if !cfg!(feature = "alloc") => {
             assert!(bytes > max);
             None
         }
@@ -461,7 +461,7 @@ fn bad_input_is_an_error_not_a_panic() {
     let err = gradient_reverse(&Rosenbrock, &mut tape, &x, &mut [0.0; 1]).unwrap_err();
     assert_eq!(
         err,
-        DiffError::LengthMismatch {
+        TapeError::LengthMismatch {
             what: "gradient",
             expected: 2,
             found: 1
@@ -472,10 +472,10 @@ fn bad_input_is_an_error_not_a_panic() {
     let err = gradient_reverse(&Rosenbrock, &mut tape, &[0.5; 5], &mut [0.0; 5]).unwrap_err();
     assert_eq!(
         err,
-        DiffError::Tape(TapeError::CapacityExceeded {
+        TapeError::CapacityExceeded {
             capacity: 8,
             needed: 18
-        })
+        }
     );
     assert!(err.to_string().contains("capacity of 8"));
     assert!(

@@ -12,7 +12,7 @@ use std::mem::size_of;
 use autograd_core::{
     directional_derivative, gradcheck, gradient_central, gradient_forward, gradient_forward_vec,
     gradient_reverse, hessian_vector_product, jacobian_central, jacobian_forward,
-    jacobian_forward_vec, jacobian_reverse, DiffError, Dual, DualVec, Function, Number, Tape, Var,
+    jacobian_forward_vec, jacobian_reverse, Dual, DualVec, Function, Number, Tape, TapeError, Var,
     VectorFunction, MAX_DIMENSION, SCRATCH_STACK_BYTES,
 };
 
@@ -58,7 +58,7 @@ fn allowed<E>(len: usize) -> bool {
 }
 
 /// `Some` result where `allowed`, else checks that the error is the one the docs promise.
-fn expect<T>(what: &str, allowed: bool, result: Result<T, DiffError>) -> Option<T> {
+fn expect<T>(what: &str, allowed: bool, result: Result<T, TapeError>) -> Option<T> {
     match result {
         Ok(v) => {
             assert!(
@@ -67,11 +67,11 @@ fn expect<T>(what: &str, allowed: bool, result: Result<T, DiffError>) -> Option<
             );
             Some(v)
         }
-        Err(DiffError::ScratchTooLarge { bytes, max, .. }) if !allowed => {
+        Err(TapeError::ScratchTooLarge { bytes, max, .. }) if !allowed => {
             assert!(bytes > max && max == SCRATCH_STACK_BYTES, "{what}");
             None
         }
-        Err(DiffError::DimensionTooLarge { len, max }) if !allowed => {
+        Err(TapeError::DimensionTooLarge { len, max }) if !allowed => {
             assert!(len > max && max == MAX_DIMENSION, "{what}");
             None
         }
@@ -252,7 +252,7 @@ fn gradcheck_at_every_size_stays_within_the_stack() {
 
 #[test]
 fn the_error_says_what_to_do() {
-    let err = DiffError::ScratchTooLarge {
+    let err = TapeError::ScratchTooLarge {
         len: 5000,
         bytes: 4096 * 16,
         max: SCRATCH_STACK_BYTES,
@@ -269,7 +269,7 @@ fn the_error_says_what_to_do() {
         let err = gradient_forward(&HalfSquare, &x[..2000], &mut g[..2000]).unwrap_err();
         assert_eq!(
             err,
-            DiffError::ScratchTooLarge {
+            TapeError::ScratchTooLarge {
                 len: 2000,
                 bytes: 4096 * size_of::<Dual<f64>>(),
                 max: SCRATCH_STACK_BYTES

@@ -21,8 +21,7 @@
 use std::collections::HashMap;
 
 use autograd_core::{
-    Anomaly, AnomalyKind, BackwardError, Dual, Node, NodeId, Op, Scalar, Tape, TapeError, TapeView,
-    Var,
+    Anomaly, AnomalyKind, Dual, Node, NodeId, Op, Scalar, Tape, TapeError, TapeView, Var,
 };
 use autograd_fuzz::{may_record, run, same, statement_id, step, Program, Reference, MAX_OPERANDS};
 use libfuzzer_sys::fuzz_target;
@@ -424,14 +423,23 @@ fn check_anomaly<'t, S: Scalar>(
                 );
             }
         }
-        Err(BackwardError::NonFinite(a)) => {
-            assert!(!healthy, "backward_checked rejected a finite result: {a}");
+        Err(
+            e @ TapeError::NonFinite {
+                statement,
+                op,
+                in_gradient,
+            },
+        ) => {
+            assert!(!healthy, "backward_checked rejected a finite result: {e}");
+            let a = tape.anomaly(y).expect("the error's statement has a report");
+            assert_eq!((a.index, a.op), (statement, op), "{e} vs {a}");
+            assert_eq!(in_gradient, !matches!(a.kind, AnomalyKind::Value), "{a}");
             if !y.value().is_finite() {
                 assert!(matches!(a.kind, AnomalyKind::Value), "{a}");
             }
             check_report(&a, top);
         }
-        Err(BackwardError::Tape(TapeError::NotRecorded)) if y.is_constant() => {}
+        Err(TapeError::NotRecorded) if y.is_constant() => {}
         Err(e) => panic!("backward_checked failed: {e}"),
     }
 }

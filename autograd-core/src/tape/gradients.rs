@@ -86,8 +86,9 @@ impl<'t, S: Scalar> Gradients<'t, S> {
         self.fresh()?;
         if xs.len() != out.len() {
             return Err(TapeError::LengthMismatch {
-                left: xs.len(),
-                right: out.len(),
+                what: "gradient output",
+                expected: xs.len(),
+                found: out.len(),
             });
         }
         let slots = self.tape.slots.try_borrow().map_err(|_| TapeError::Busy)?;

@@ -207,8 +207,9 @@ impl<'t, S: Scalar> Var<'t, S> {
     pub fn affine(w: &[Self], x: &[Self], b: Self) -> Result<Self, TapeError> {
         if w.len() != x.len() {
             return Err(TapeError::LengthMismatch {
-                left: w.len(),
-                right: x.len(),
+                what: "affine's inputs",
+                expected: w.len(),
+                found: x.len(),
             });
         }
         let value = w
@@ -236,8 +237,9 @@ impl<'t, S: Scalar> Var<'t, S> {
     pub fn dot(a: &[Self], b: &[Self]) -> Result<Self, TapeError> {
         if a.len() != b.len() {
             return Err(TapeError::LengthMismatch {
-                left: a.len(),
-                right: b.len(),
+                what: "dot's second operand",
+                expected: a.len(),
+                found: b.len(),
             });
         }
         let value = a

@@ -3,7 +3,7 @@
 
 use autograd_core::{
     central_step, gradient_central, gradient_forward, gradient_reverse, hessian, hessian_forward,
-    DiffError, Dual, Tape,
+    Dual, Tape, TapeError,
 };
 use autograd_expr::{Expr, MAX_OPS};
 
@@ -114,7 +114,7 @@ pub fn at_point(
     })
 }
 
-fn explain(e: DiffError) -> String {
+fn explain(e: TapeError) -> String {
     format!("could not differentiate: {e}")
 }
 
