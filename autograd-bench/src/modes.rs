@@ -1,5 +1,5 @@
 //! One full gradient in each mode, as the benchmarks call it: reverse mode on a tape and central
-//! finite differences (forward mode lives in [`crate::forward`]).
+//! finite differences (forward mode calls the core's `gradient_forward` drivers directly).
 
 use autograd_core::{Scalar, TapeError, TapeView, Var};
 

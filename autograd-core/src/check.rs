@@ -287,7 +287,7 @@ impl fmt::Display for GradcheckReport {
 ///
 /// # Errors
 /// [`TapeError::ScratchTooLarge`] where a scratch does not fit the stack (without `alloc`);
-/// [`TapeError::Tape`] if the tape runs out of capacity. A wrong derivative is not an error: it
+/// [`Error::CapacityExceeded`](crate::Error::CapacityExceeded) if the tape runs out of capacity. A wrong derivative is not an error: it
 /// is a report that did not pass.
 ///
 /// # Stack

@@ -45,7 +45,7 @@ use crate::{Dual, DualVec, Function, Scalar, TapeError, TapeView};
 ///
 /// # Errors
 /// [`TapeError::LengthMismatch`] if `grad.len() != x.len()`; [`TapeError::ScratchTooLarge`] where
-/// the scratch does not fit the stack (without `alloc`); [`TapeError::Tape`] if the tape runs out
+/// the scratch does not fit the stack (without `alloc`); [`Error::CapacityExceeded`](crate::Error::CapacityExceeded) if the tape runs out
 /// of capacity (or had already failed).
 ///
 /// # Stack

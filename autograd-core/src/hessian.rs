@@ -11,7 +11,7 @@ use crate::{Dual, DualVec, Function, Scalar, TapeError, TapeView};
 /// # Errors
 /// [`TapeError::LengthMismatch`] if `v`, `grad` or `hv` differ in length from `x`;
 /// [`TapeError::ScratchTooLarge`] where the scratch does not fit the stack (without `alloc`);
-/// [`TapeError::Tape`] if the tape runs out of capacity.
+/// [`Error::CapacityExceeded`](crate::Error::CapacityExceeded) if the tape runs out of capacity.
 ///
 /// # Stack
 /// `tier(n) · size_of::<Var<Dual<S>>>()` bytes of scratch, at most
@@ -74,7 +74,7 @@ pub fn hessian_vector_product<S: Scalar, F: Function + ?Sized>(
 /// # Errors
 /// [`TapeError::LengthMismatch`] if `grad.len() != n` or `hess.len() != n * n`;
 /// [`TapeError::ScratchTooLarge`] where the scratch does not fit the stack (without `alloc`);
-/// [`TapeError::Tape`].
+/// [`Error::CapacityExceeded`](crate::Error::CapacityExceeded).
 ///
 /// # Stack
 /// `tier(n) · size_of::<Var<Dual<S>>>()` bytes of scratch, at most

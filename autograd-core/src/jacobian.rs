@@ -10,7 +10,7 @@ use crate::{Dual, DualVec, Scalar, TapeError, TapeView, VectorFunction};
 ///
 /// # Errors
 /// [`TapeError::LengthMismatch`] if `jac.len() != m * n`; [`TapeError::ScratchTooLarge`] where
-/// the scratch does not fit the stack (without `alloc`); [`TapeError::Tape`] if the tape runs out
+/// the scratch does not fit the stack (without `alloc`); [`Error::CapacityExceeded`](crate::Error::CapacityExceeded) if the tape runs out
 /// of capacity.
 ///
 /// # Stack

@@ -33,7 +33,7 @@ impl Mark {
 }
 
 /// Index of a statement (a leaf or a recorded result), stable until the tape is rewound below
-/// it. Obtain one from [`Var::id`] and get a fresh handle back with [`TapeView::get`]. It
+/// it. Obtain one from [`Var::id`](crate::Var::id) and get a fresh handle back with [`TapeView::get`]. It
 /// remembers its tape: another tape refuses it ([`TapeError::ForeignId`]).
 ///
 /// ```
@@ -56,7 +56,7 @@ pub struct NodeId {
 impl NodeId {
     /// The id of the statement whose header is slot `index` on whichever tape it is used with
     /// (checked when used: an index that is not a header is reported as
-    /// [`TapeError::UnknownNode`]). Prefer [`Var::id`], which also remembers the tape.
+    /// [`TapeError::UnknownNode`]). Prefer [`Var::id`](crate::Var::id), which also remembers the tape.
     pub fn from_index(index: usize) -> Self {
         NodeId {
             index: u32::try_from(index).unwrap_or(POISON - 1),
