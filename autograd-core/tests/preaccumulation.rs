@@ -1,0 +1,53 @@
+//! What handles keep to themselves: operations that need no statement write none, a zero local
+//! derivative cuts the dependence, and a value that depends on nothing still belongs to its tape.
+
+use autograd_core::{Tape, TapeError, Var};
+
+#[test]
+fn a_binary_operation_with_a_constant_operand_writes_nothing() {
+    let tape = Tape::<f64, 8>::new();
+    let x = tape.var(3.0);
+    let c = Var::constant(2.0);
+    let ys = [x.pow(c), c.pow(x), x.max(c), c.min(x), x / c, c / x];
+    assert_eq!(tape.len(), 1, "only the leaf");
+    let expected = [
+        6.0,                   // d/dx x^2
+        4.0 * 2f64.ln() * 2.0, // d/dx 2^x = 2^x ln 2 at 3: 8 ln 2
+        1.0,
+        0.0,
+        0.5,
+        -2.0 / 9.0,
+    ];
+    for (k, (y, want)) in ys.iter().zip(expected).enumerate() {
+        let g = tape.backward(*y).unwrap().wrt(x);
+        assert!((g - want).abs() < 1e-15, "case {k}: {g} vs {want}");
+    }
+    assert_eq!(tape.len(), 1);
+}
+
+#[test]
+fn a_zero_derivative_cuts_the_dependence_as_pytorch_masks_relu() {
+    // ln(relu(x)) at x = -1: relu is flat there, so the gradient is 0 (PyTorch's relu backward
+    // masks the incoming inf), not 0 * inf = NaN.
+    let tape = Tape::<f64, 8>::new();
+    let x = tape.var(-1.0);
+    let y = x.relu().ln();
+    assert_eq!(y.value(), f64::NEG_INFINITY);
+    assert_eq!(tape.backward(y).unwrap().wrt(x), 0.0);
+}
+
+#[test]
+fn a_value_that_depends_on_nothing_stays_on_its_tape() -> Result<(), TapeError> {
+    // relu(-1) depends on nothing, yet it is a value of this tape, not a constant: combined
+    // with a constant it can be differentiated (gradient 0), not refused as unrecorded.
+    let tape = Tape::<f64, 8>::new();
+    let x = tape.var(-1.0);
+    let r = x.relu();
+    let y = Var::constant(2.0).pow(r);
+    assert!(!y.is_constant());
+    assert_eq!(tape.backward(y)?.wrt(x), 0.0);
+    let z = r.max(Var::constant(-5.0));
+    assert!(!z.is_constant());
+    assert_eq!(tape.backward(z)?.wrt(x), 0.0);
+    Ok(())
+}
