@@ -51,3 +51,26 @@ fn a_value_that_depends_on_nothing_stays_on_its_tape() -> Result<(), TapeError> 
     assert_eq!(tape.backward(z)?.wrt(x), 0.0);
     Ok(())
 }
+
+#[test]
+fn handles_that_share_recorded_values_merge_without_a_statement() -> Result<(), TapeError> {
+    // x y depends on x and y; adding x, y, or another product of x and y (in either order)
+    // still depends on two recorded values: the partials add, nothing is written.
+    let tape = Tape::<f64, 8>::new();
+    let (x, y) = (tape.var(3.0), tape.var(5.0));
+    let p = x * y; // pending (x: 5, y: 3)
+    let cases = [
+        (p + x, [6.0, 3.0]),        // two pending, then one: the first index
+        (p + y, [5.0, 4.0]),        // ... the second index
+        (x + p, [6.0, 3.0]),        // one pending, then two: the first
+        (y + p, [5.0, 4.0]),        // ... the second
+        (p + p * 2.0, [15.0, 9.0]), // two and two, the same order
+        (p + y * x, [10.0, 6.0]),   // two and two, swapped
+    ];
+    for (k, (r, [dx, dy])) in cases.iter().enumerate() {
+        assert_eq!(tape.len(), 2, "case {k} wrote a statement");
+        let g = tape.backward(*r)?;
+        assert_eq!((g.wrt(x), g.wrt(y)), (*dx, *dy), "case {k}");
+    }
+    Ok(())
+}
