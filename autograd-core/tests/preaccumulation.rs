@@ -74,3 +74,21 @@ fn handles_that_share_recorded_values_merge_without_a_statement() -> Result<(), 
     }
     Ok(())
 }
+
+#[test]
+fn an_n_ary_result_on_at_most_two_recorded_values_stays_in_its_handle() -> Result<(), TapeError> {
+    // dot((x, y, z), (2, 3, 0)): z's weight is 0, so it depends on x and y only; no statement.
+    let tape = Tape::<f64, 16>::new();
+    let (x, y, z) = (tape.var(1.0), tape.var(2.0), tape.var(3.0));
+    let c = |v| Var::constant(v);
+    let d = Var::dot(&[x, y, z], &[c(2.0), c(3.0), c(0.0)])?;
+    assert_eq!(d.value(), 8.0);
+    assert_eq!(tape.len(), 3, "no statement for two recorded values");
+    let g = tape.backward(d)?;
+    assert_eq!((g.wrt(x), g.wrt(y), g.wrt(z)), (2.0, 3.0, 0.0));
+    // Three that count: one statement of three operands and a header.
+    let e = Var::dot(&[x, y, z], &[c(2.0), c(3.0), c(4.0)])?;
+    assert_eq!(tape.len(), 3 + 4);
+    assert_eq!(tape.backward(e)?.wrt(z), 4.0);
+    Ok(())
+}
