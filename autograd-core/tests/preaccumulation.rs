@@ -92,3 +92,53 @@ fn an_n_ary_result_on_at_most_two_recorded_values_stays_in_its_handle() -> Resul
     assert_eq!(tape.backward(e)?.wrt(z), 4.0);
     Ok(())
 }
+
+/// On a tape with room for the statement but not for its upper bound, n-ary operations take
+/// their exact path (count first, then write): the same statement, values and gradients.
+#[test]
+fn n_ary_statements_that_just_fit_are_written_exactly() -> Result<(), TapeError> {
+    // sum of four leaves: 4 operands and a header after 4 leaves = 9 slots, all there is.
+    let tape = Tape::<f64, 9>::new();
+    let x: Vec<_> = (1..=4).map(|i| tape.var(i as f64)).collect();
+    let s = Var::sum(&x);
+    assert_eq!((s.value(), tape.len()), (10.0, 9));
+    let g = tape.backward(s)?;
+    assert_eq!(x.iter().map(|v| g.wrt(*v)).collect::<Vec<_>>(), [1.0; 4]);
+
+    // dot of three by three leaves: 6 operands and a header after 6 leaves = 13 slots.
+    let tape = Tape::<f64, 13>::new();
+    let a: Vec<_> = (1..=3).map(|i| tape.var(i as f64)).collect();
+    let b: Vec<_> = (4..=6).map(|i| tape.var(i as f64)).collect();
+    let d = Var::dot(&a, &b)?;
+    assert_eq!((d.value(), tape.len()), (32.0, 13));
+    let g = tape.backward(d)?;
+    assert_eq!([g.wrt(a[0]), g.wrt(a[2]), g.wrt(b[1])], [4.0, 6.0, 2.0]);
+
+    // affine with constant inputs, and mul_add of three leaves: 3 operands and a header each.
+    let tape = Tape::<f64, 7>::new();
+    let (w0, w1, bias) = (tape.var(2.0), tape.var(-1.0), tape.var(0.5));
+    let c = |v| Var::constant(v);
+    let y = Var::affine(&[w0, w1], &[c(3.0), c(4.0)], bias)?;
+    assert_eq!((y.value(), tape.len()), (2.5, 7));
+    let g = tape.backward(y)?;
+    assert_eq!([g.wrt(w0), g.wrt(w1), g.wrt(bias)], [3.0, 4.0, 1.0]);
+
+    let tape = Tape::<f64, 7>::new();
+    let (x, m, z) = (tape.var(2.0), tape.var(5.0), tape.var(0.25));
+    let y = x.mul_add(m, z);
+    assert_eq!((y.value(), tape.len()), (10.25, 7));
+    let g = tape.backward(y)?;
+    assert_eq!([g.wrt(x), g.wrt(m), g.wrt(z)], [5.0, 2.0, 1.0]);
+    Ok(())
+}
+
+#[test]
+fn mul_add_of_three_recorded_values_is_one_statement() -> Result<(), TapeError> {
+    let tape = Tape::<f64, 64>::new();
+    let (x, m, z) = (tape.var(2.0), tape.var(5.0), tape.var(0.25));
+    let y = x.mul_add(m, z);
+    assert_eq!((y.value(), tape.len()), (10.25, 3 + 4));
+    let g = tape.backward(y)?;
+    assert_eq!([g.wrt(x), g.wrt(m), g.wrt(z)], [5.0, 2.0, 1.0]);
+    Ok(())
+}
