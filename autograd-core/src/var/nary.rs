@@ -162,7 +162,7 @@ impl<'t, S: Scalar> Var<'t, S> {
     /// `self * a + b` as one operation (one statement at most).
     #[inline]
     pub fn mul_add(self, a: Self, b: Self) -> Self {
-        let value = self.value * a.value - b.value;
+        let value = self.value * a.value + b.value;
         if self.n + a.n + b.n <= 2 || self.tape.or(a.tape).or(b.tape).is_none() {
             return self * a + b;
         }
