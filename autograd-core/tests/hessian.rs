@@ -159,8 +159,14 @@ fn second_derivative_of_every_smooth_operation() {
             // atan'' = d/dx (1 + x^2)^-1 = -2x / (1 + x^2)^2.
             (Op::Atan, -2.0 * a / ((1.0 + a * a) * (1.0 + a * a))),
             // asin(u), u = x/2: d/dx = (1/2) (1 - u^2)^-1/2, d2/dx2 = (1/4) u (1 - u^2)^-3/2.
-            (Op::AsinHalf, 0.25 * (a / 2.0) * (1.0 - a * a / 4.0).powf(-1.5)),
-            (Op::AcosHalf, -0.25 * (a / 2.0) * (1.0 - a * a / 4.0).powf(-1.5)),
+            (
+                Op::AsinHalf,
+                0.25 * (a / 2.0) * (1.0 - a * a / 4.0).powf(-1.5),
+            ),
+            (
+                Op::AcosHalf,
+                -0.25 * (a / 2.0) * (1.0 - a * a / 4.0).powf(-1.5),
+            ),
             (Op::Sinh, a.sinh()),
             (Op::Cosh, a.cosh()),
             // log_b'' = -1 / (x^2 ln b).

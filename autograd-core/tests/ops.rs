@@ -287,7 +287,12 @@ fn elementary_functions_by_hand<S: Scalar>(rtol: f64) {
         ("asin", 0.5, FRAC_PI_6, 2.0 / libm::sqrt(3.0)),
         // acos' = -asin'.
         ("acos", 0.6, libm::acos(0.6), -1.25),
-        ("acos", -0.5, 2.0 * core::f64::consts::FRAC_PI_3, -2.0 / libm::sqrt(3.0)),
+        (
+            "acos",
+            -0.5,
+            2.0 * core::f64::consts::FRAC_PI_3,
+            -2.0 / libm::sqrt(3.0),
+        ),
         // sinh' = cosh, cosh' = sinh: at 0, 1 and 0; at ln 2, (2 ∓ 1/2) / 2.
         ("sinh", 0.0, 0.0, 1.0),
         ("sinh", LN_2, 0.75, 1.25),
@@ -324,8 +329,18 @@ fn elementary_functions_by_hand<S: Scalar>(rtol: f64) {
         }
     }
     // cbrt of a negative number is real: cbrt(-27) = -3, derivative 1/27.
-    assert_close("cbrt(-27)", d1::<S>(-27.0, |v| v.cbrt()).1, 1.0 / 27.0, rtol);
-    assert_close("cbrt(-27)", f1::<S>(-27.0, |v| v.cbrt()).1, 1.0 / 27.0, rtol);
+    assert_close(
+        "cbrt(-27)",
+        d1::<S>(-27.0, |v| v.cbrt()).1,
+        1.0 / 27.0,
+        rtol,
+    );
+    assert_close(
+        "cbrt(-27)",
+        f1::<S>(-27.0, |v| v.cbrt()).1,
+        1.0 / 27.0,
+        rtol,
+    );
     // atan2(y, x) at (3, 4): r^2 = 25, d/dy = x / r^2 = 0.16, d/dx = -y / r^2 = -0.12;
     // at (-1, -1), the angle -3π/4, d/dy = -0.5, d/dx = 0.5.
     // hypot at (3, 4) = 5, partials 3/5 and 4/5; at (-5, 12) = 13, partials -5/13, 12/13.
@@ -348,8 +363,18 @@ fn elementary_functions_by_hand<S: Scalar>(rtol: f64) {
             ("forward", f2::<S>(x, y, |a, b| apply2(name, a, b))),
         ] {
             assert_close(&format!("{name}({x}, {y}) {mode}"), got.0, want[0], rtol);
-            assert_close(&format!("d{name}/dx({x}, {y}) {mode}"), got.1, want[1], rtol);
-            assert_close(&format!("d{name}/dy({x}, {y}) {mode}"), got.2, want[2], rtol);
+            assert_close(
+                &format!("d{name}/dx({x}, {y}) {mode}"),
+                got.1,
+                want[1],
+                rtol,
+            );
+            assert_close(
+                &format!("d{name}/dy({x}, {y}) {mode}"),
+                got.2,
+                want[2],
+                rtol,
+            );
         }
     }
 }
@@ -394,7 +419,10 @@ fn elementary_functions_at_their_bounds() {
         assert_eq!((dx, dy), (0.0, 0.0));
     }
     // atan2's value at the origin is libm's (±0 or ±π by the signs of the zeros).
-    assert_eq!(d2::<f64>(0.0, -0.0, |a, b| a.atan2(b)).0, core::f64::consts::PI);
+    assert_eq!(
+        d2::<f64>(0.0, -0.0, |a, b| a.atan2(b)).0,
+        core::f64::consts::PI
+    );
     // Far from the origin and very near it, the partials neither overflow nor underflow where
     // x^2 + y^2 would: d/dy atan2(y, x) = x / r^2 at (1e-200, 1e-200) is 5e199, at 1e200 5e-201.
     let (_, dy, dx) = d2::<f64>(1e-200, 1e-200, |a, b| a.atan2(b));
@@ -402,5 +430,8 @@ fn elementary_functions_at_their_bounds() {
     assert_close("atan2 tiny", dx, -0.5e200, 1e-15);
     let (_, dy, _) = d2::<f64>(1e200, 1e200, |a, b| a.atan2(b));
     assert!((dy - 0.5e-200).abs() < 1e-215, "{dy}");
-    assert_eq!(d2::<f64>(3e300, 4e300, |a, b| a.hypot(b)), (5e300, 0.6, 0.8));
+    assert_eq!(
+        d2::<f64>(3e300, 4e300, |a, b| a.hypot(b)),
+        (5e300, 0.6, 0.8)
+    );
 }

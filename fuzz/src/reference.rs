@@ -118,7 +118,10 @@ impl<S: Scalar> Reference<S> {
                     Unary::Acos => (x.acos(), -S::ONE / ((S::ONE - x) * (S::ONE + x)).sqrt()),
                     Unary::Sinh => (x.sinh(), x.cosh()),
                     Unary::Cosh => (x.cosh(), x.sinh()),
-                    Unary::Log2 => (x.log2(), S::ONE / (x * S::from_f64(core::f64::consts::LN_2))),
+                    Unary::Log2 => (
+                        x.log2(),
+                        S::ONE / (x * S::from_f64(core::f64::consts::LN_2)),
+                    ),
                     Unary::Log10 => (
                         x.log10(),
                         S::ONE / (x * S::from_f64(core::f64::consts::LN_10)),

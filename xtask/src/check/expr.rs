@@ -444,7 +444,10 @@ mod tests {
             }
         }
         for seed in 0..400 {
-            walk(&random_expr(&mut Rng::new(seed), Vocabulary::All, 3, 6), &mut seen);
+            walk(
+                &random_expr(&mut Rng::new(seed), Vocabulary::All, 3, 6),
+                &mut seen,
+            );
         }
         for op in Unary::ALL.iter().filter(|&&u| u != Unary::Square) {
             assert!(seen.contains(op.name()), "{} never drawn", op.name());

@@ -188,7 +188,7 @@ pub fn cases(o: &Options) -> Vec<Case> {
     let count = (o.cases / 4).max(10);
     // `expr #k` in the original vocabulary (the seeds keep their trees), then `expr+ #k` over
     // every operation, from a stream of its own.
-    let mut full = Rng::new(o.seed ^ 0x6865_7373_2b);
+    let mut full = Rng::new(o.seed ^ 0x0068_6573_732b);
     for (vocabulary, prefix, count) in [
         (Vocabulary::Original, "expr", count),
         (Vocabulary::All, "expr+", count.div_ceil(2)),

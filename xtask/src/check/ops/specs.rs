@@ -248,7 +248,13 @@ pub(super) fn op_specs() -> Vec<OpSpec> {
             Unary::Atan,
             cf::atan,
             (-10.0, 10.0),
-            vec![[0.0, 0.0], [-0.0, 0.0], [1e8, 0.0], [-1e8, 0.0], [1e200, 0.0]],
+            vec![
+                [0.0, 0.0],
+                [-0.0, 0.0],
+                [1e8, 0.0],
+                [-1e8, 0.0],
+                [1e200, 0.0],
+            ],
         ),
         unary(
             "asin",
@@ -259,9 +265,21 @@ pub(super) fn op_specs() -> Vec<OpSpec> {
             bounded.clone(),
         ),
         unary("acos", Unary::Acos, cf::acos, (-0.99, 0.99), bounded),
-        unary("sinh", Unary::Sinh, cf::sinh, (-5.0, 5.0), hyperbolic.clone()),
+        unary(
+            "sinh",
+            Unary::Sinh,
+            cf::sinh,
+            (-5.0, 5.0),
+            hyperbolic.clone(),
+        ),
         unary("cosh", Unary::Cosh, cf::cosh, (-5.0, 5.0), hyperbolic),
-        unary("log2", Unary::Log2, cf::log2, positive, near_zero_bound.clone()),
+        unary(
+            "log2",
+            Unary::Log2,
+            cf::log2,
+            positive,
+            near_zero_bound.clone(),
+        ),
         unary("log10", Unary::Log10, cf::log10, positive, near_zero_bound),
         unary(
             "exp2",
