@@ -142,6 +142,9 @@ macro_rules! functions {
             struct $name;
             impl Function for $name {
                 const NAME: &'static str = stringify!($body);
+                // Not inlined: inlined into each of the five finite-difference evaluations and
+                // the checks of each mode, the functions would not fit the boards' 256 KiB of flash.
+                #[inline(never)]
                 fn eval<T: Number>([$x, $y]: [T; 2]) -> T {
                     $body
                 }
