@@ -130,10 +130,11 @@ impl<S: Scalar> Reference<S> {
                         let v = x.exp2();
                         (v, v * S::from_f64(core::f64::consts::LN_2))
                     }
-                    // c = x^(1/3): c' = c / 3x (non-finite at 0, where no comparison is made).
+                    // c = x^(1/3): c' = c / 3x, as (c / x) / 3 (3x overflows at f32::MAX);
+                    // non-finite at 0, where no comparison is made.
                     Unary::Cbrt => {
                         let v = x.cbrt();
-                        (v, v / (S::from_f64(3.0) * x))
+                        (v, v / x / S::from_f64(3.0))
                     }
                 };
                 (v, vec![(idx(a), d)])
