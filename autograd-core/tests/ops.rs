@@ -434,4 +434,20 @@ fn elementary_functions_at_their_bounds() {
         d2::<f64>(3e300, 4e300, |a, b| a.hypot(b)),
         (5e300, 0.6, 0.8)
     );
+    // cbrt' at f32::MAX, 1 / (3 cbrt(x)^2) = 6.84e-27, where 3x would overflow (found by the
+    // differential fuzz target, in its reference's c / 3x).
+    let max = f64::from(f32::MAX);
+    let want = 1.0 / (3.0 * libm::cbrt(max) * libm::cbrt(max));
+    assert_close(
+        "cbrt'(f32::MAX)",
+        d1::<f32>(max, |v| v.cbrt()).1,
+        want,
+        1e-6 * want,
+    );
+    assert_close(
+        "cbrt'(f32::MAX)",
+        f1::<f32>(max, |v| v.cbrt()).1,
+        want,
+        1e-6 * want,
+    );
 }

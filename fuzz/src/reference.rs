@@ -122,9 +122,10 @@ impl<S: Scalar> Reference<S> {
                         x.log2(),
                         S::ONE / (x * S::from_f64(core::f64::consts::LN_2)),
                     ),
+                    // (1 / x) / ln 10: x ln 10 overflows at f32::MAX.
                     Unary::Log10 => (
                         x.log10(),
-                        S::ONE / (x * S::from_f64(core::f64::consts::LN_10)),
+                        S::ONE / x / S::from_f64(core::f64::consts::LN_10),
                     ),
                     Unary::Exp2 => {
                         let v = x.exp2();
