@@ -354,8 +354,9 @@ macro_rules! dual_rules {
             }
             #[inline]
             fn log10(self) -> Self {
+                // (1 / x) / ln 10, not 1 / (x ln 10): x ln 10 overflows at f32::MAX.
                 let ln10 = S::from_f64(core::f64::consts::LN_10);
-                self.chain_guarded(self.re.log10(), S::ONE / (self.re * ln10))
+                self.chain_guarded(self.re.log10(), S::ONE / self.re / ln10)
             }
             #[inline]
             fn exp2(self) -> Self {
