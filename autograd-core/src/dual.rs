@@ -331,6 +331,78 @@ macro_rules! dual_rules {
                     Self::combine(math::min(self.re, other.re), self, half, other, half)
                 }
             }
+            #[inline]
+            fn atan(self) -> Self {
+                let x = self.re;
+                self.chain(x.atan(), (S::ONE + x * x).powi(-1))
+            }
+            #[inline]
+            fn asin(self) -> Self {
+                // 1 / sqrt(1 - x^2) with 1 - x^2 as (1 - x)(1 + x): exact near |x| = 1.
+                let x = self.re;
+                let root = ((S::ONE + x) * (S::ONE - x)).sqrt();
+                self.chain_guarded(x.asin(), root.powi(-1))
+            }
+            #[inline]
+            fn acos(self) -> Self {
+                let x = self.re;
+                let root = ((S::ONE + x) * (S::ONE - x)).sqrt();
+                self.chain_guarded(x.acos(), -root.powi(-1))
+            }
+            #[inline]
+            fn sinh(self) -> Self {
+                self.chain(self.re.sinh(), self.re.cosh())
+            }
+            #[inline]
+            fn cosh(self) -> Self {
+                self.chain(self.re.cosh(), self.re.sinh())
+            }
+            #[inline]
+            fn log2(self) -> Self {
+                // log2 x = ln x / ln 2.
+                let ln2 = S::from_f64(core::f64::consts::LN_2);
+                self.chain_guarded(self.re.log2(), S::ONE / (self.re * ln2))
+            }
+            #[inline]
+            fn log10(self) -> Self {
+                // (1 / x) / ln 10, not 1 / (x ln 10): x ln 10 overflows at f32::MAX.
+                let ln10 = S::from_f64(core::f64::consts::LN_10);
+                self.chain_guarded(self.re.log10(), S::ONE / self.re / ln10)
+            }
+            #[inline]
+            fn exp2(self) -> Self {
+                // 2^x = e^(x ln 2).
+                let e = self.re.exp2();
+                self.chain(e, e * S::from_f64(core::f64::consts::LN_2))
+            }
+            #[inline]
+            fn cbrt(self) -> Self {
+                // x = c^3, so dc/dx = 1 / (3 c^2): infinite at 0, where c / 3x would be 0/0.
+                let c = self.re.cbrt();
+                self.chain_guarded(c, S::ONE / (S::from_f64(3.0) * c * c))
+            }
+            #[inline]
+            fn atan2(self, x: Self) -> Self {
+                // The angle of (x, y), y = self: d/dy = x / r^2 = cos / r, d/dx = -y / r^2 =
+                // -sin / r, with r = hypot(x, y) (r^2 would overflow or underflow first); 0 at
+                // the origin, where the angle has no derivative (convention).
+                let (yr, xr) = (self.re, x.re);
+                let (angle, r) = (yr.atan2(xr), yr.hypot(xr));
+                if r == S::ZERO {
+                    return Self::combine(angle, self, S::ZERO, x, S::ZERO);
+                }
+                let (cos, sin) = (xr / r, yr / r);
+                Self::combine(angle, self, cos / r, x, -sin / r)
+            }
+            #[inline]
+            fn hypot(self, other: Self) -> Self {
+                // d/da sqrt(a^2 + b^2) = a / h; the tip of the cone takes 0 (as abs'(0) = 0).
+                let h = self.re.hypot(other.re);
+                if h == S::ZERO {
+                    return Self::combine(h, self, S::ZERO, other, S::ZERO);
+                }
+                Self::combine(h, self, self.re / h, other, other.re / h)
+            }
             #[inline(always)]
             fn square(self) -> Self {
                 self.chain(self.re * self.re, self.re + self.re)

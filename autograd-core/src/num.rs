@@ -29,25 +29,18 @@
 //!
 //! # What each method differentiates
 //! - The core's operations are used directly: `exp`, `ln`, `sqrt`, `sin`, `cos`, `tan`, `tanh`,
+//!   `asin`, `acos`, `atan`, `atan2`, `sinh`, `cosh`, `log2`, `log10`, `exp2`, `cbrt`, `hypot`,
 //!   `powi`, `powf` (the core's `pow`, differentiable in both), `abs`, `max`, `min`,
 //!   `mul_add` (not fused: `x a + b` rounded twice), with the core's conventions at kinks
-//!   (`abs'(0) = 0`, equal arguments of `max`/`min` split the derivative). `max`/`min` follow
-//!   `Float` for NaN: the other argument is returned.
-//! - Composed from those, with their exact derivatives: `log2`, `log10`, `log` (`ln x / ln b`),
-//!   `exp2` (`2^x`), `exp_m1`, `ln_1p`, `sinh` (`e^(x - ln 2) - e^(-x - ln 2)`, no early overflow), `cosh`
-//!   (`1 + 2 sinh^2(x/2)`),
-//!   `asinh`, `acosh`, `atanh` (their logarithms, in forms that neither cancel nor overflow),
-//!   `cbrt` (`sign(x) |x|^(1/3)`), `hypot` (`m sqrt((x/m)^2 + (y/m)^2)`, `m = max(|x|, |y|)` a
-//!   constant), `recip`, `fract` (`x - trunc x`: derivative 1), `to_degrees`, `to_radians`,
+//!   (`abs'(0) = 0`, equal arguments of `max`/`min` split the derivative, `atan2` and `hypot`
+//!   have derivative 0 at the origin; `asin`, `acos` at `±1` and `cbrt` at 0 the infinite one).
+//!   `max`/`min` follow `Float` for NaN: the other argument is returned.
+//! - Composed from those, with their exact derivatives: `log` (`ln x / ln b`), `exp_m1`,
+//!   `ln_1p`, `asinh`, `acosh`, `atanh` (their logarithms, in forms that neither cancel nor
+//!   overflow), `recip`, `fract` (`x - trunc x`: derivative 1), `to_degrees`, `to_radians`,
 //!   `abs_sub` (`relu(x - y)`: derivative 0 at `x = y`), `copysign`, `clamp`, `%`. Their value is
-//!   then set to the scalar's own function (`S::log2`, ...), so it is not off by the composition's
-//!   rounding (on a tape that is a `+c` statement label, and costs nothing).
-//! - `asin`, `acos`, `atan`, `atan2` have no exact composition from the core's operations: their
-//!   closed-form derivative (`1/sqrt(1 - x^2)`, `-1/sqrt(1 - x^2)`, `1/(1 + x^2)`,
-//!   `(x, -y) / (x^2 + y^2)`) is applied as a local linearisation (on a tape: recorded as `*c`
-//!   by the derivative, then `+c` to the exact value, until the core has operations of their
-//!   own). `atan2` at the origin, where it is not differentiable, gets derivative 0, as does
-//!   `hypot` (as `abs'(0) = 0`); `asin`, `acos` at `±1` get the infinite one.
+//!   then set to the scalar's own function, so it is not off by the composition's rounding (on a
+//!   tape that is a `+c` statement label, and costs nothing).
 //! - Piecewise constant, derivative 0: `floor`, `ceil`, `round`, `trunc`, `signum`.
 //! - Constants (no derivative): `nan`, `infinity`, `neg_infinity`, `neg_zero`, `min_value`,
 //!   `min_positive_value`, `epsilon`, `max_value`, `Zero::zero`, `One::one`, `NumCast::from`,
@@ -67,7 +60,6 @@
 
 use num_traits::Float;
 
-use crate::dual::guarded_mul;
 use crate::op::Op;
 use crate::{Dual, DualVec, Number, Scalar, Var};
 
@@ -82,9 +74,6 @@ pub(crate) trait Active<S: Scalar + Float>: Number {
     fn lift(s: S) -> Self;
     /// The same derivatives with the value `v` (which must be this value up to rounding).
     fn with_value(self, v: S) -> Self;
-    /// `f(self)` for a function with value `v` and derivative `d` at this value; a zero
-    /// derivative part stays zero where `d` is not finite.
-    fn local(self, v: S, d: S) -> Self;
     /// A piecewise constant function's value `v`: derivative 0, but (on a tape) still recorded
     /// there, as `relu` below 0, so a sweep from it gives zeros rather than an error.
     fn flat(self, v: S) -> Self;
@@ -103,10 +92,6 @@ impl<'t, S: Scalar + Float> Active<S> for Var<'t, S> {
     fn with_value(self, v: S) -> Self {
         // A shift by `v - value` with the value set exactly: partials pass through unchanged.
         self.chain(Op::Shift, v, S::ONE)
-    }
-    #[inline]
-    fn local(self, v: S, d: S) -> Self {
-        self.scale(d).with_value(v)
     }
     #[inline]
     fn flat(self, v: S) -> Self {
@@ -129,10 +114,6 @@ impl<S: Scalar + Float> Active<S> for Dual<S> {
         Dual::new(v, self.eps)
     }
     #[inline]
-    fn local(self, v: S, d: S) -> Self {
-        Dual::new(v, guarded_mul(self.eps, d))
-    }
-    #[inline]
     fn flat(self, v: S) -> Self {
         Dual::constant(v)
     }
@@ -152,10 +133,6 @@ impl<S: Scalar + Float, const N: usize> Active<S> for DualVec<S, N> {
         DualVec::new(v, self.eps)
     }
     #[inline]
-    fn local(self, v: S, d: S) -> Self {
-        DualVec::new(v, self.eps.map(|e| guarded_mul(e, d)))
-    }
-    #[inline]
     fn flat(self, v: S) -> Self {
         DualVec::constant(v)
     }
@@ -163,27 +140,6 @@ impl<S: Scalar + Float, const N: usize> Active<S> for DualVec<S, N> {
 
 // The compositions: each written once over `Active`, for all three types. Derivatives come from
 // the core's rules; the value is then set to `S`'s own function.
-
-/// `e^(x + c)` for a constant `c`.
-fn exp_shifted<S: Scalar + Float, T: Active<S>>(x: T, c: f64) -> T {
-    Number::exp(x.add_f64(c))
-}
-
-fn sinh<S: Scalar + Float, T: Active<S>>(x: T) -> T {
-    // (e^x - e^-x) / 2 = e^(x - ln 2) - e^(-x - ln 2): overflows only where sinh does.
-    let ln2 = core::f64::consts::LN_2;
-    (exp_shifted(x, -ln2) - exp_shifted(-x, -ln2)).with_value(Float::sinh(x.real()))
-}
-
-fn cosh<S: Scalar + Float, T: Active<S>>(x: T) -> T {
-    // 1 + 2 sinh^2(x/2): its derivative 2 sinh(x/2) cosh(x/2) does not cancel near 0, as that of
-    // e^(x - ln 2) + e^(-x - ln 2) would.
-    let h = sinh(x.mul_f64(0.5));
-    h.square()
-        .mul_f64(2.0)
-        .add_f64(1.0)
-        .with_value(Float::cosh(x.real()))
-}
 
 fn asinh<S: Scalar + Float, T: Active<S>>(x: T) -> T {
     let v = Float::asinh(x.real());
@@ -218,62 +174,6 @@ fn acosh<S: Scalar + Float, T: Active<S>>(x: T) -> T {
 fn atanh<S: Scalar + Float, T: Active<S>>(x: T) -> T {
     let r = (Number::ln(x.add_f64(1.0)) - Number::ln(x.rsub_f64(1.0))).mul_f64(0.5);
     r.with_value(Float::atanh(x.real()))
-}
-
-fn cbrt<S: Scalar + Float, T: Active<S>>(x: T) -> T {
-    let third = 1.0 / 3.0;
-    let r = if x.real() < S::ZERO {
-        -Number::powf(-x, third)
-    } else {
-        Number::powf(x, third)
-    };
-    r.with_value(Float::cbrt(x.real()))
-}
-
-fn hypot<S: Scalar + Float, T: Active<S>>(x: T, y: T) -> T {
-    let v = Float::hypot(x.real(), y.real());
-    let m = Float::max(Float::abs(x.real()), Float::abs(y.real()));
-    let r = if m > S::ZERO && Float::is_finite(m) {
-        // Scaled by the constant m: no overflow of x^2, same derivative (x, y) / hypot.
-        let c = T::lift(m);
-        Number::sqrt((x / c).square() + (y / c).square()) * c
-    } else {
-        Number::sqrt(x.square() + y.square())
-    };
-    r.with_value(v)
-}
-
-fn asin<S: Scalar + Float, T: Active<S>>(x: T) -> T {
-    let a = x.real();
-    let d = S::ONE / Float::sqrt((S::ONE - a) * (S::ONE + a));
-    x.local(Float::asin(a), d)
-}
-
-fn acos<S: Scalar + Float, T: Active<S>>(x: T) -> T {
-    let a = x.real();
-    let d = -(S::ONE / Float::sqrt((S::ONE - a) * (S::ONE + a)));
-    x.local(Float::acos(a), d)
-}
-
-fn atan<S: Scalar + Float, T: Active<S>>(x: T) -> T {
-    let a = x.real();
-    x.local(Float::atan(a), S::ONE / (S::ONE + a * a))
-}
-
-/// `atan2(y, x)`: partials `x / r^2` in `y` and `-y / r^2` in `x`, 0 at the origin.
-fn atan2<S: Scalar + Float, T: Active<S>>(y: T, x: T) -> T {
-    let (b, a) = (y.real(), x.real());
-    let v = Float::atan2(b, a);
-    let m = Float::max(Float::abs(a), Float::abs(b));
-    let (dy, dx) = if m > S::ZERO && Float::is_finite(m) {
-        // Scaled by m: r^2 neither overflows nor underflows.
-        let (a, b) = (a / m, b / m);
-        let r2m = (a * a + b * b) * m;
-        (a / r2m, -(b / r2m))
-    } else {
-        (S::ZERO, S::ZERO)
-    };
-    (y * T::lift(dy) + x * T::lift(dx)).with_value(v)
 }
 
 /// `x % y = x - q y` with `q` the (piecewise constant) integer quotient the remainder used.

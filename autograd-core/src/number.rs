@@ -85,6 +85,30 @@ pub trait Number:
     fn max(self, other: Self) -> Self;
     /// The smaller of two; equal arguments split the derivative 0.5/0.5.
     fn min(self, other: Self) -> Self;
+    /// Arctangent (radians).
+    fn atan(self) -> Self;
+    /// Arcsine (radians), on `[-1, 1]`; the derivative is `+inf` at `±1`.
+    fn asin(self) -> Self;
+    /// Arccosine (radians), on `[-1, 1]`; the derivative is `-inf` at `±1`.
+    fn acos(self) -> Self;
+    /// Hyperbolic sine.
+    fn sinh(self) -> Self;
+    /// Hyperbolic cosine.
+    fn cosh(self) -> Self;
+    /// Base-2 logarithm.
+    fn log2(self) -> Self;
+    /// Base-10 logarithm.
+    fn log10(self) -> Self;
+    /// `2^x`
+    fn exp2(self) -> Self;
+    /// Cube root (real for negative `x`); the derivative is `+inf` at 0.
+    fn cbrt(self) -> Self;
+    /// The angle of the point `(x, y)` for `self = y` (as `f64::atan2`), in `[-π, π]`; both
+    /// partial derivatives are 0 at the origin, where the angle has none.
+    fn atan2(self, x: Self) -> Self;
+    /// `sqrt(self^2 + other^2)` without overflow or underflow on the way; both partial
+    /// derivatives are 0 at the origin (as `abs'(0) = 0`).
+    fn hypot(self, other: Self) -> Self;
 
     /// The constant 0.
     #[inline]

@@ -100,6 +100,11 @@ operations! {
         Max "max";
         /// `min(x, y)`; equal arguments split the gradient 0.5/0.5.
         Min "min";
+        /// `atan2(y, x)`, the angle of the point `(x, y)` (the receiver is `y`, as in `f64::atan2`);
+        /// both partials 0 at the origin.
+        Atan2 "atan2";
+        /// `sqrt(x^2 + y^2)` without overflow; both partials 0 at the origin.
+        Hypot "hypot";
     }
     unary {
         /// `-x`
@@ -151,6 +156,27 @@ operations! {
         };
         /// `ln(1 + e^x)`, stable for large `|x|`; derivative `sigmoid(x)`.
         Softplus "softplus" pub fn softplus(x) = math::softplus(x), |y| math::sigmoid(x);
+        /// Arctangent (derivative `1 / (1 + x^2)`, 0 in the limit where `x^2` overflows).
+        Atan "atan" pub fn atan(x) = x.atan(), |y| S::ONE / (S::ONE + x * x);
+        /// Arcsine, on `[-1, 1]`; derivative `1 / sqrt((1 - x)(1 + x))`, factored so that it
+        /// keeps its precision near `±1`, and `+inf` at `±1` (written as a statement, as `sqrt`
+        /// at 0).
+        Asin "asin" pub fn asin(x) = x.asin(), |y| S::ONE / ((S::ONE - x) * (S::ONE + x)).sqrt();
+        /// Arccosine, on `[-1, 1]`; derivative `-1 / sqrt((1 - x)(1 + x))`, `-inf` at `±1`.
+        Acos "acos" pub fn acos(x) = x.acos(), |y| -S::ONE / ((S::ONE - x) * (S::ONE + x)).sqrt();
+        /// Hyperbolic sine (derivative `cosh`).
+        Sinh "sinh" pub fn sinh(x) = x.sinh(), |y| x.cosh();
+        /// Hyperbolic cosine (derivative `sinh`).
+        Cosh "cosh" pub fn cosh(x) = x.cosh(), |y| x.sinh();
+        /// Base-2 logarithm (derivative `log2(e) / x`, `+inf` at 0 as for `ln`).
+        Log2 "log2" pub fn log2(x) = x.log2(), |y| S::from_f64(core::f64::consts::LOG2_E) / x;
+        /// Base-10 logarithm (derivative `log10(e) / x`).
+        Log10 "log10" pub fn log10(x) = x.log10(), |y| S::from_f64(core::f64::consts::LOG10_E) / x;
+        /// `2^x` (derivative `ln(2) 2^x`, from the output).
+        Exp2 "exp2" pub fn exp2(x) = x.exp2(), |y| S::from_f64(core::f64::consts::LN_2) * y;
+        /// Cube root, real for negative `x`; derivative `1 / (3 y^2)` from the output `y`, `+inf`
+        /// at 0 (written as a statement, as `sqrt` at 0; `y / 3x` would be NaN there).
+        Cbrt "cbrt" pub fn cbrt(x) = x.cbrt(), |y| S::from_f64(1.0 / 3.0) / (y * y);
     }
 }
 
@@ -160,7 +186,15 @@ impl Op {
     pub const fn arity(self) -> usize {
         match self {
             Op::Leaf => 0,
-            Op::Add | Op::Sub | Op::Mul | Op::Div | Op::Pow | Op::Max | Op::Min => 2,
+            Op::Add
+            | Op::Sub
+            | Op::Mul
+            | Op::Div
+            | Op::Pow
+            | Op::Max
+            | Op::Min
+            | Op::Atan2
+            | Op::Hypot => 2,
             Op::MulAdd => 3,
             _ => 1,
         }
@@ -202,6 +236,28 @@ pub(crate) fn binary<S: Scalar>(op: Op, x: S, y: S) -> (S, S, S) {
         Op::Min if x < y => (x, S::ONE, S::ZERO),
         Op::Min if y < x => (y, S::ZERO, S::ONE),
         Op::Max | Op::Min => ((x + y) * half, half, half),
+        // Here `x` is the receiver, the ordinate: d/dx atan2(x, y) = y / r^2, d/dy = -x / r^2,
+        // as (y / r) / r with r = hypot(x, y), which neither overflows nor underflows where r^2
+        // would. At the origin the angle has no derivative (it jumps across the negative axis
+        // and is unbounded nearby); the convention is 0 for both, as for relu and abs at kinks.
+        Op::Atan2 => {
+            let (z, r) = (x.atan2(y), x.hypot(y));
+            if r == S::ZERO {
+                (z, S::ZERO, S::ZERO)
+            } else {
+                (z, y / r / r, -(x / r) / r)
+            }
+        }
+        // x / h, y / h (no overflow where x^2 would); at the origin hypot is |.| of a vector, a
+        // cone's tip, and the partials are 0 by the convention of abs'(0) = 0 (hypot(x, 0) = |x|).
+        Op::Hypot => {
+            let h = x.hypot(y);
+            if h == S::ZERO {
+                (h, S::ZERO, S::ZERO)
+            } else {
+                (h, x / h, y / h)
+            }
+        }
         _ => (x, S::ONE, S::ZERO),
     }
 }

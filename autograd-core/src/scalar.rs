@@ -58,7 +58,9 @@ pub trait Scalar:
 
 macro_rules! impl_float {
     ($t:ty, $exp:path, $ln:path, $ln1p:path, $sqrt:path, $sin:path, $cos:path, $tan:path,
-     $tanh:path, $fabs:path, $pow:path, $sincos:path) => {
+     $tanh:path, $fabs:path, $pow:path, $sincos:path, $atan:path, $asin:path, $acos:path,
+     $sinh:path, $cosh:path, $log2:path, $log10:path, $exp2:path, $cbrt:path, $atan2:path,
+     $hypot:path) => {
         impl Number for $t {
             #[inline(always)]
             fn from_f64(x: f64) -> Self {
@@ -148,6 +150,50 @@ macro_rules! impl_float {
             fn min(self, other: Self) -> Self {
                 math::min(self, other)
             }
+            #[inline]
+            fn atan(self) -> Self {
+                $atan(self)
+            }
+            #[inline]
+            fn asin(self) -> Self {
+                $asin(self)
+            }
+            #[inline]
+            fn acos(self) -> Self {
+                $acos(self)
+            }
+            #[inline]
+            fn sinh(self) -> Self {
+                $sinh(self)
+            }
+            #[inline]
+            fn cosh(self) -> Self {
+                $cosh(self)
+            }
+            #[inline]
+            fn log2(self) -> Self {
+                $log2(self)
+            }
+            #[inline]
+            fn log10(self) -> Self {
+                $log10(self)
+            }
+            #[inline]
+            fn exp2(self) -> Self {
+                $exp2(self)
+            }
+            #[inline]
+            fn cbrt(self) -> Self {
+                $cbrt(self)
+            }
+            #[inline]
+            fn atan2(self, x: Self) -> Self {
+                $atan2(self, x)
+            }
+            #[inline]
+            fn hypot(self, other: Self) -> Self {
+                $hypot(self, other)
+            }
         }
 
         impl Scalar for $t {
@@ -187,7 +233,18 @@ impl_float!(
     libm::tanhf,
     libm::fabsf,
     libm::powf,
-    libm::sincosf
+    libm::sincosf,
+    libm::atanf,
+    libm::asinf,
+    libm::acosf,
+    libm::sinhf,
+    libm::coshf,
+    libm::log2f,
+    libm::log10f,
+    libm::exp2f,
+    libm::cbrtf,
+    libm::atan2f,
+    libm::hypotf
 );
 impl_float!(
     f64,
@@ -201,7 +258,18 @@ impl_float!(
     libm::tanh,
     libm::fabs,
     libm::pow,
-    libm::sincos
+    libm::sincos,
+    libm::atan,
+    libm::asin,
+    libm::acos,
+    libm::sinh,
+    libm::cosh,
+    libm::log2,
+    libm::log10,
+    libm::exp2,
+    libm::cbrt,
+    libm::atan2,
+    libm::hypot
 );
 
 #[cfg(test)]

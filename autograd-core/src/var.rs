@@ -309,6 +309,17 @@ impl<'t, S: Scalar> Var<'t, S> {
     pub fn min(self, other: Self) -> Self {
         self.binary(Op::Min, other)
     }
+    /// The angle of `(x, self)`, `self` being the ordinate (as `f64::atan2`); both partials
+    /// are 0 at the origin, where the angle has no derivative.
+    #[inline]
+    pub fn atan2(self, x: Self) -> Self {
+        self.binary(Op::Atan2, x)
+    }
+    /// `sqrt(self^2 + other^2)` without overflow; both partials are 0 at the origin.
+    #[inline]
+    pub fn hypot(self, other: Self) -> Self {
+        self.binary(Op::Hypot, other)
+    }
 }
 
 /// A target whose floating point is a library (soft-float ARM): there a multiplication costs far

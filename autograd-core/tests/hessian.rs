@@ -91,6 +91,17 @@ enum Op {
     Powf,
     Recip,
     PowXY,
+    Atan,
+    AsinHalf,
+    AcosHalf,
+    Sinh,
+    Cosh,
+    Log2,
+    Log10,
+    Exp2,
+    Cbrt,
+    Atan2,
+    Hypot,
 }
 
 impl Function for Op {
@@ -110,6 +121,17 @@ impl Function for Op {
             Op::Powf => a.powf(2.5),
             Op::Recip => T::one() / a,
             Op::PowXY => a.pow(x[1]),
+            Op::Atan => a.atan(),
+            Op::AsinHalf => a.mul_f64(0.5).asin(),
+            Op::AcosHalf => a.mul_f64(0.5).acos(),
+            Op::Sinh => a.sinh(),
+            Op::Cosh => a.cosh(),
+            Op::Log2 => a.log2(),
+            Op::Log10 => a.log10(),
+            Op::Exp2 => a.exp2(),
+            Op::Cbrt => a.cbrt(),
+            Op::Atan2 => a.atan2(x[1]),
+            Op::Hypot => a.hypot(x[1]),
         }
     }
 }
@@ -134,6 +156,26 @@ fn second_derivative_of_every_smooth_operation() {
             (Op::Powi3, 6.0 * a),
             (Op::Powf, 2.5 * 1.5 * a.powf(0.5)),
             (Op::Recip, 2.0 / (a * a * a)),
+            // atan'' = d/dx (1 + x^2)^-1 = -2x / (1 + x^2)^2.
+            (Op::Atan, -2.0 * a / ((1.0 + a * a) * (1.0 + a * a))),
+            // asin(u), u = x/2: d/dx = (1/2) (1 - u^2)^-1/2, d2/dx2 = (1/4) u (1 - u^2)^-3/2.
+            (
+                Op::AsinHalf,
+                0.25 * (a / 2.0) * (1.0 - a * a / 4.0).powf(-1.5),
+            ),
+            (
+                Op::AcosHalf,
+                -0.25 * (a / 2.0) * (1.0 - a * a / 4.0).powf(-1.5),
+            ),
+            (Op::Sinh, a.sinh()),
+            (Op::Cosh, a.cosh()),
+            // log_b'' = -1 / (x^2 ln b).
+            (Op::Log2, -1.0 / (a * a * std::f64::consts::LN_2)),
+            (Op::Log10, -1.0 / (a * a * std::f64::consts::LN_10)),
+            // (2^x)'' = ln(2)^2 2^x.
+            (Op::Exp2, std::f64::consts::LN_2.powi(2) * a.exp2()),
+            // (x^(1/3))'' = (1/3)(-2/3) x^(-5/3).
+            (Op::Cbrt, -2.0 / 9.0 * a.powf(-5.0 / 3.0)),
         ];
         for (op, exact) in cases {
             let (mut g, mut h1, mut h2) = ([0.0], [0.0], [0.0]);
@@ -155,18 +197,32 @@ fn second_derivative_of_every_smooth_operation() {
             x.powf(y - 1.0) * (1.0 + y * x.ln()),
             x.ln() * x.ln() * z,
         ];
-        let (mut g, mut h1, mut h2) = ([0.0; 2], [0.0; 4], [0.0; 4]);
-        hessian(&Op::PowXY, &mut tape, &[x, y], &mut g, &mut h1).unwrap();
-        hessian_forward(&Op::PowXY, &[x, y], &mut g, &mut h2).unwrap();
-        let tol = Tolerance::new(1e-13, 1e-13);
-        assert!(
-            compare(&h1, &exact, tol).unwrap().passed,
-            "{h1:?} vs {exact:?}"
-        );
-        assert!(
-            compare(&h2, &exact, tol).unwrap().passed,
-            "{h2:?} vs {exact:?}"
-        );
+        // atan2(x, y) (x the ordinate), r^2 = x^2 + y^2: gradient (y, -x) / r^2, so the
+        // Hessian is (-2xy, x^2 - y^2; x^2 - y^2, 2xy) / r^4.
+        let r4 = (x * x + y * y) * (x * x + y * y);
+        let atan2 = [
+            -2.0 * x * y / r4,
+            (x * x - y * y) / r4,
+            (x * x - y * y) / r4,
+            2.0 * x * y / r4,
+        ];
+        // hypot = h: gradient (x, y) / h, Hessian (y^2, -xy; -xy, x^2) / h^3.
+        let h3 = (x * x + y * y).powf(1.5);
+        let hypot = [y * y / h3, -x * y / h3, -x * y / h3, x * x / h3];
+        for (op, exact) in [(Op::PowXY, exact), (Op::Atan2, atan2), (Op::Hypot, hypot)] {
+            let (mut g, mut h1, mut h2) = ([0.0; 2], [0.0; 4], [0.0; 4]);
+            hessian(&op, &mut tape, &[x, y], &mut g, &mut h1).unwrap();
+            hessian_forward(&op, &[x, y], &mut g, &mut h2).unwrap();
+            let tol = Tolerance::new(1e-13, 1e-13);
+            assert!(
+                compare(&h1, &exact, tol).unwrap().passed,
+                "{op:?}: {h1:?} vs {exact:?}"
+            );
+            assert!(
+                compare(&h2, &exact, tol).unwrap().passed,
+                "{op:?}: {h2:?} vs {exact:?}"
+            );
+        }
     }
 }
 

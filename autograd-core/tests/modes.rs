@@ -40,6 +40,17 @@ enum Op {
     Max,
     Min,
     Square,
+    Atan,
+    Asin,
+    Acos,
+    Sinh,
+    Cosh,
+    Log2,
+    Log10,
+    Exp2,
+    Cbrt,
+    Atan2,
+    Hypot,
 }
 
 impl Function for Op {
@@ -75,6 +86,17 @@ impl Function for Op {
             Op::Max => a.max(b),
             Op::Min => a.min(b),
             Op::Square => a.square(),
+            Op::Atan => a.atan(),
+            Op::Asin => a.asin(),
+            Op::Acos => a.acos(),
+            Op::Sinh => a.sinh(),
+            Op::Cosh => a.cosh(),
+            Op::Log2 => a.log2(),
+            Op::Log10 => a.log10(),
+            Op::Exp2 => a.exp2(),
+            Op::Cbrt => a.cbrt(),
+            Op::Atan2 => a.atan2(b),
+            Op::Hypot => a.hypot(b),
         }
     }
 }
@@ -82,7 +104,15 @@ impl Function for Op {
 impl Op {
     fn arity(self) -> usize {
         match self {
-            Op::Add | Op::Sub | Op::Mul | Op::Div | Op::Pow | Op::Max | Op::Min => 2,
+            Op::Add
+            | Op::Sub
+            | Op::Mul
+            | Op::Div
+            | Op::Pow
+            | Op::Max
+            | Op::Min
+            | Op::Atan2
+            | Op::Hypot => 2,
             _ => 1,
         }
     }
@@ -127,13 +157,27 @@ impl Op {
             Op::Max => [step(a - b), step(b - a)],
             Op::Min => [step(b - a), step(a - b)],
             Op::Square => [2.0 * a, 0.0],
+            Op::Atan => [1.0 / (1.0 + a * a), 0.0],
+            Op::Asin => [1.0 / (1.0 - a * a).sqrt(), 0.0],
+            Op::Acos => [-1.0 / (1.0 - a * a).sqrt(), 0.0],
+            Op::Sinh => [a.cosh(), 0.0],
+            Op::Cosh => [a.sinh(), 0.0],
+            Op::Log2 => [1.0 / (a * std::f64::consts::LN_2), 0.0],
+            Op::Log10 => [1.0 / (a * std::f64::consts::LN_10), 0.0],
+            Op::Exp2 => [std::f64::consts::LN_2 * a.exp2(), 0.0],
+            // x = c^3: dc/dx = 1 / (3 c^2).
+            Op::Cbrt => [1.0 / (3.0 * a.cbrt() * a.cbrt()), 0.0],
+            // atan2(a, b), a the ordinate: (b, -a) / (a^2 + b^2).
+            Op::Atan2 => [b / (a * a + b * b), -a / (a * a + b * b)],
+            Op::Hypot => [a / a.hypot(b), b / a.hypot(b)],
         }
     }
 
     /// Points away from kinks and poles, inside the domain.
     fn points(self) -> &'static [[f64; 2]] {
         match self {
-            Op::Ln | Op::Sqrt | Op::Powf(_) | Op::Pow => {
+            Op::Asin | Op::Acos => &[[-0.95, 0.0], [-0.6, 0.0], [0.3, 0.0], [0.8, 0.0]],
+            Op::Ln | Op::Sqrt | Op::Powf(_) | Op::Pow | Op::Log2 | Op::Log10 => {
                 &[[0.3, 1.7], [1.1, -0.6], [2.5, 2.2], [7.0, 0.5]]
             }
             Op::Tan => &[[-1.2, 0.0], [-0.6, 0.0], [0.3, 0.0], [1.1, 0.0]],
@@ -187,6 +231,17 @@ const OPS: &[Op] = &[
     Op::Max,
     Op::Min,
     Op::Square,
+    Op::Atan,
+    Op::Asin,
+    Op::Acos,
+    Op::Sinh,
+    Op::Cosh,
+    Op::Log2,
+    Op::Log10,
+    Op::Exp2,
+    Op::Cbrt,
+    Op::Atan2,
+    Op::Hypot,
 ];
 
 /// Worst relative-to-bound figures per precision, printed by the test (`--nocapture`).
@@ -265,6 +320,10 @@ fn kinks_follow_the_same_convention_in_both_modes() {
         (Op::Min, [-2.0, -2.0], [0.5, 0.5]),
         (Op::Pow, [0.0, 2.0], [0.0, 0.0]),
         (Op::Powi(2), [0.0, 0.0], [0.0, 0.0]),
+        // The origin: the angle has no derivative there, the cone's tip takes abs'(0) = 0.
+        (Op::Atan2, [0.0, 0.0], [0.0, 0.0]),
+        (Op::Hypot, [0.0, 0.0], [0.0, 0.0]),
+        (Op::Hypot, [-0.0, 0.0], [0.0, 0.0]),
     ];
     let mut tape = Tape::<f64, 16>::new();
     for (op, x, expected) in cases {

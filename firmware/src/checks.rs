@@ -142,6 +142,9 @@ macro_rules! functions {
             struct $name;
             impl Function for $name {
                 const NAME: &'static str = stringify!($body);
+                // Not inlined: inlined into each of the five finite-difference evaluations and
+                // the checks of each mode, the functions would not fit the boards' 256 KiB of flash.
+                #[inline(never)]
                 fn eval<T: Number>([$x, $y]: [T; 2]) -> T {
                     $body
                 }
@@ -165,6 +168,12 @@ functions! {
     MaxMinLeaky: |x, y| x.max(y) * x.min(y) + x.leaky_relu(0.1) - y.relu();
     LogExpDiv: |x, y| ((x * x + c(1.0)).ln() + y).exp() / (c::<T>(2.0) + y * y);
     AbsRelu: |x, y| x.relu() * y - (x - y).abs() + (-x).exp() * c(0.25);
+    // The elementary functions: arguments kept inside their domains on the grid (|0.4 x| and
+    // |0.9 y| below 1, x^2 + 0.5 positive; cbrt's argument, x, and atan2's point, (x, y), are
+    // never 0 on the grid).
+    Heading: |x, y| y.atan2(x) + x.hypot(y) * (x * c(0.4)).asin() - (y * c(0.9)).acos();
+    Hyperbolic: |x, y| x.sinh() * y.cosh() + (x * y).atan() + x.cbrt() * y;
+    Logarithms: |x, y| (x * x + c(0.5)).log2() * y.exp2() - (y * y + c(0.25)).log10() * x;
 }
 
 /// Points where every function above is smooth.
@@ -246,6 +255,9 @@ pub fn gradient_batch(tape: &mut DeviceTape, report: &mut Report) {
     check_function::<MaxMinLeaky>(tape, report, &mut worst);
     check_function::<LogExpDiv>(tape, report, &mut worst);
     check_function::<AbsRelu>(tape, report, &mut worst);
+    check_function::<Heading>(tape, report, &mut worst);
+    check_function::<Hyperbolic>(tape, report, &mut worst);
+    check_function::<Logarithms>(tape, report, &mut worst);
 
     // The XOR loss at the initial parameters, all 17 partial derivatives.
     let params = crate::xor::initial_parameters();

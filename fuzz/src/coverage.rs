@@ -33,6 +33,8 @@ pub fn exercised_by(op: Op) -> &'static [Kind] {
         Op::Pow => &[K::Binary(B::Pow)],
         Op::Max => &[K::Binary(B::Max)],
         Op::Min => &[K::Binary(B::Min)],
+        Op::Atan2 => &[K::Binary(B::Atan2)],
+        Op::Hypot => &[K::Binary(B::Hypot)],
         Op::Neg => &[
             K::Unary(U::Neg),
             K::Const(C::CSub),
@@ -74,6 +76,15 @@ pub fn exercised_by(op: Op) -> &'static [Kind] {
         Op::LeakyRelu => &[K::Const(C::LeakyRelu)],
         Op::Abs => &[K::Unary(U::Abs)],
         Op::Softplus => &[K::Unary(U::Softplus)],
+        Op::Atan => &[K::Unary(U::Atan)],
+        Op::Asin => &[K::Unary(U::Asin)],
+        Op::Acos => &[K::Unary(U::Acos)],
+        Op::Sinh => &[K::Unary(U::Sinh)],
+        Op::Cosh => &[K::Unary(U::Cosh)],
+        Op::Log2 => &[K::Unary(U::Log2)],
+        Op::Log10 => &[K::Unary(U::Log10)],
+        Op::Exp2 => &[K::Unary(U::Exp2)],
+        Op::Cbrt => &[K::Unary(U::Cbrt)],
     }
 }
 

@@ -112,6 +112,31 @@ impl<S: Scalar> Reference<S> {
                     }
                     Unary::Softplus => (math::softplus(x), sigmoid_ref(x)),
                     Unary::Square => (x * x, two * x),
+                    Unary::Atan => (x.atan(), S::ONE / (S::ONE + x * x)),
+                    // 1 - x^2 as (1 - x)(1 + x): no cancellation next to ±1.
+                    Unary::Asin => (x.asin(), S::ONE / ((S::ONE - x) * (S::ONE + x)).sqrt()),
+                    Unary::Acos => (x.acos(), -S::ONE / ((S::ONE - x) * (S::ONE + x)).sqrt()),
+                    Unary::Sinh => (x.sinh(), x.cosh()),
+                    Unary::Cosh => (x.cosh(), x.sinh()),
+                    Unary::Log2 => (
+                        x.log2(),
+                        S::ONE / (x * S::from_f64(core::f64::consts::LN_2)),
+                    ),
+                    // (1 / x) / ln 10: x ln 10 overflows at f32::MAX.
+                    Unary::Log10 => (
+                        x.log10(),
+                        S::ONE / x / S::from_f64(core::f64::consts::LN_10),
+                    ),
+                    Unary::Exp2 => {
+                        let v = x.exp2();
+                        (v, v * S::from_f64(core::f64::consts::LN_2))
+                    }
+                    // c = x^(1/3): c' = c / 3x, as (c / x) / 3 (3x overflows at f32::MAX);
+                    // non-finite at 0, where no comparison is made.
+                    Unary::Cbrt => {
+                        let v = x.cbrt();
+                        (v, v / x / S::from_f64(3.0))
+                    }
                 };
                 (v, vec![(idx(a), d)])
             }
@@ -156,6 +181,28 @@ impl<S: Scalar> Reference<S> {
                             (v, half, half)
                         } else {
                             (v, S::ZERO, S::ONE)
+                        }
+                    }
+                    // atan2(x, y), x the ordinate: (y, -x) / (x^2 + y^2), both scaled by the
+                    // larger magnitude m first so the squares neither overflow nor underflow;
+                    // 0 at the origin (the core's convention).
+                    Binary::Atan2 => {
+                        let v = x.atan2(y);
+                        let m = math::max(x.abs(), y.abs());
+                        if m == S::ZERO {
+                            (v, S::ZERO, S::ZERO)
+                        } else {
+                            let (p, q) = (x / m, y / m);
+                            let r2 = p * p + q * q;
+                            (v, q / r2 / m, -p / r2 / m)
+                        }
+                    }
+                    Binary::Hypot => {
+                        let v = x.hypot(y);
+                        if v == S::ZERO {
+                            (v, S::ZERO, S::ZERO)
+                        } else {
+                            (v, x / v, y / v)
                         }
                     }
                 };

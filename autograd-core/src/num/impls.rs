@@ -6,7 +6,7 @@ use core::ops::{Rem, RemAssign};
 
 use num_traits::{Float, FromPrimitive, Num, NumCast, One, Signed, ToPrimitive, Zero};
 
-use super::{acos, acosh, asin, asinh, atan, atan2, atanh, cbrt, cosh, hypot, rem, sinh, Active};
+use super::{acosh, asinh, atanh, rem, Active};
 use crate::{Dual, DualVec, Number, Scalar, Var};
 
 /// A constant of `S` (named to keep the impls below one line each).
@@ -211,9 +211,7 @@ macro_rules! num_traits_impls {
             fn to_radians(self) -> Self {
                 self.mul_f64(core::f64::consts::PI / 180.0).with_value(self.real().to_radians())
             }
-            fn exp2(self) -> Self {
-                Number::pow(<Self as Number>::from_f64(2.0), self).with_value(self.real().exp2())
-            }
+            fn exp2(self) -> Self { Number::exp2(self) }
             fn exp_m1(self) -> Self {
                 Number::exp(self).add_f64(-1.0).with_value(self.real().exp_m1())
             }
@@ -223,27 +221,20 @@ macro_rules! num_traits_impls {
             fn log(self, base: Self) -> Self {
                 (Number::ln(self) / Number::ln(base)).with_value(self.real().log(base.real()))
             }
-            fn log2(self) -> Self {
-                let r = Number::ln(self).mul_f64(core::f64::consts::LOG2_E);
-                r.with_value(self.real().log2())
-            }
-            fn log10(self) -> Self {
-                let r = Number::ln(self).mul_f64(core::f64::consts::LOG10_E);
-                r.with_value(self.real().log10())
-            }
-            fn cbrt(self) -> Self { cbrt(self) }
-            fn hypot(self, other: Self) -> Self { hypot(self, other) }
-            fn sinh(self) -> Self { sinh(self) }
-            fn cosh(self) -> Self { cosh(self) }
+            fn log2(self) -> Self { Number::log2(self) }
+            fn log10(self) -> Self { Number::log10(self) }
+            fn cbrt(self) -> Self { Number::cbrt(self) }
+            fn hypot(self, other: Self) -> Self { Number::hypot(self, other) }
+            fn sinh(self) -> Self { Number::sinh(self) }
+            fn cosh(self) -> Self { Number::cosh(self) }
             fn asinh(self) -> Self { asinh(self) }
             fn acosh(self) -> Self { acosh(self) }
             fn atanh(self) -> Self { atanh(self) }
 
-            // Local linearisations (no exact composition; see the module).
-            fn asin(self) -> Self { asin(self) }
-            fn acos(self) -> Self { acos(self) }
-            fn atan(self) -> Self { atan(self) }
-            fn atan2(self, other: Self) -> Self { atan2(self, other) }
+            fn asin(self) -> Self { Number::asin(self) }
+            fn acos(self) -> Self { Number::acos(self) }
+            fn atan(self) -> Self { Number::atan(self) }
+            fn atan2(self, other: Self) -> Self { Number::atan2(self, other) }
         }
     };
 }

@@ -29,11 +29,21 @@ pub enum Unary {
     Abs,
     Softplus,
     Square,
+    // Appended, so that the generators' draws over the first 13 keep their meaning.
+    Atan,
+    Asin,
+    Acos,
+    Sinh,
+    Cosh,
+    Log2,
+    Log10,
+    Exp2,
+    Cbrt,
 }
 
 impl Unary {
     /// Every one, in declaration order (the order generators draw by index).
-    pub const ALL: [Unary; 13] = [
+    pub const ALL: [Unary; 22] = [
         Unary::Neg,
         Unary::Exp,
         Unary::Ln,
@@ -47,6 +57,15 @@ impl Unary {
         Unary::Abs,
         Unary::Softplus,
         Unary::Square,
+        Unary::Atan,
+        Unary::Asin,
+        Unary::Acos,
+        Unary::Sinh,
+        Unary::Cosh,
+        Unary::Log2,
+        Unary::Log10,
+        Unary::Exp2,
+        Unary::Cbrt,
     ];
 
     /// The name of its [`Number`] method (`neg` for `-x`).
@@ -65,6 +84,15 @@ impl Unary {
             Unary::Abs => "abs",
             Unary::Softplus => "softplus",
             Unary::Square => "square",
+            Unary::Atan => "atan",
+            Unary::Asin => "asin",
+            Unary::Acos => "acos",
+            Unary::Sinh => "sinh",
+            Unary::Cosh => "cosh",
+            Unary::Log2 => "log2",
+            Unary::Log10 => "log10",
+            Unary::Exp2 => "exp2",
+            Unary::Cbrt => "cbrt",
         }
     }
 
@@ -84,6 +112,15 @@ impl Unary {
             Unary::Abs => x.abs(),
             Unary::Softplus => x.softplus(),
             Unary::Square => x.square(),
+            Unary::Atan => x.atan(),
+            Unary::Asin => x.asin(),
+            Unary::Acos => x.acos(),
+            Unary::Sinh => x.sinh(),
+            Unary::Cosh => x.cosh(),
+            Unary::Log2 => x.log2(),
+            Unary::Log10 => x.log10(),
+            Unary::Exp2 => x.exp2(),
+            Unary::Cbrt => x.cbrt(),
         }
     }
 }
@@ -107,11 +144,14 @@ pub enum Binary {
     Pow,
     Max,
     Min,
+    // Appended, so that draws over the first 7 keep their meaning.
+    Atan2,
+    Hypot,
 }
 
 impl Binary {
     /// Every one, in declaration order.
-    pub const ALL: [Binary; 7] = [
+    pub const ALL: [Binary; 9] = [
         Binary::Add,
         Binary::Sub,
         Binary::Mul,
@@ -119,9 +159,12 @@ impl Binary {
         Binary::Pow,
         Binary::Max,
         Binary::Min,
+        Binary::Atan2,
+        Binary::Hypot,
     ];
 
-    /// The operator (`+`) or the method's name (`pow`).
+    /// The operator (`+`) or the method's name (`pow`; `atan2(a, b)` is `a.atan2(b)`, `a` the
+    /// ordinate).
     pub fn name(self) -> &'static str {
         match self {
             Binary::Add => "+",
@@ -131,6 +174,8 @@ impl Binary {
             Binary::Pow => "pow",
             Binary::Max => "max",
             Binary::Min => "min",
+            Binary::Atan2 => "atan2",
+            Binary::Hypot => "hypot",
         }
     }
 
@@ -144,6 +189,8 @@ impl Binary {
             Binary::Pow => a.pow(b),
             Binary::Max => a.max(b),
             Binary::Min => a.min(b),
+            Binary::Atan2 => a.atan2(b),
+            Binary::Hypot => a.hypot(b),
         }
     }
 }

@@ -238,6 +238,50 @@ impl<'t, S: Scalar> Number for Var<'t, S> {
         Var::min(self, other)
     }
     #[inline(always)]
+    fn atan(self) -> Self {
+        Var::atan(self)
+    }
+    #[inline(always)]
+    fn asin(self) -> Self {
+        Var::asin(self)
+    }
+    #[inline(always)]
+    fn acos(self) -> Self {
+        Var::acos(self)
+    }
+    #[inline(always)]
+    fn sinh(self) -> Self {
+        Var::sinh(self)
+    }
+    #[inline(always)]
+    fn cosh(self) -> Self {
+        Var::cosh(self)
+    }
+    #[inline(always)]
+    fn log2(self) -> Self {
+        Var::log2(self)
+    }
+    #[inline(always)]
+    fn log10(self) -> Self {
+        Var::log10(self)
+    }
+    #[inline(always)]
+    fn exp2(self) -> Self {
+        Var::exp2(self)
+    }
+    #[inline(always)]
+    fn cbrt(self) -> Self {
+        Var::cbrt(self)
+    }
+    #[inline(always)]
+    fn atan2(self, x: Self) -> Self {
+        Var::atan2(self, x)
+    }
+    #[inline(always)]
+    fn hypot(self, other: Self) -> Self {
+        Var::hypot(self, other)
+    }
+    #[inline(always)]
     fn square(self) -> Self {
         Var::square(self)
     }

@@ -5,7 +5,8 @@
 //!
 //! Where the derivative is not defined (kinks), the value is the documented convention
 //! (PyTorch's): `relu'(0) = abs'(0) = 0`, `leaky_relu'(0) = slope`, `max`/`min` of equal
-//! arguments give each half.
+//! arguments give each half; and the core's at the origin: `atan2` and `hypot` give 0 for both
+//! partials.
 
 /// `(f(x, y), [df/dx, df/dy])`; one-input operations ignore `y` and give `df/dy = 0`.
 pub type ClosedForm = fn(f64, f64) -> (f64, [f64; 2]);
@@ -155,6 +156,73 @@ pub fn min(x: f64, y: f64) -> (f64, [f64; 2]) {
     }
 }
 
+/// atan' = 1 / (1 + x^2) (0 where x^2 overflows, as the true value underflows).
+pub fn atan(x: f64, _: f64) -> (f64, [f64; 2]) {
+    (x.atan(), [1.0 / (1.0 + x * x), 0.0])
+}
+
+/// asin' = 1 / sqrt(1 - x^2), with 1 - x^2 as (1 - x)(1 + x), which keeps its digits near ±1
+/// (the f64 reference must stay far more precise than the result); +inf at ±1.
+pub fn asin(x: f64, _: f64) -> (f64, [f64; 2]) {
+    (x.asin(), [1.0 / ((1.0 - x) * (1.0 + x)).sqrt(), 0.0])
+}
+
+/// acos = π/2 - asin, so acos' = -asin'.
+pub fn acos(x: f64, _: f64) -> (f64, [f64; 2]) {
+    (x.acos(), [-asin(x, 0.0).1[0], 0.0])
+}
+
+pub fn sinh(x: f64, _: f64) -> (f64, [f64; 2]) {
+    (x.sinh(), [x.cosh(), 0.0])
+}
+
+pub fn cosh(x: f64, _: f64) -> (f64, [f64; 2]) {
+    (x.cosh(), [x.sinh(), 0.0])
+}
+
+/// log2 x = ln x / ln 2, so log2' = 1 / (x ln 2).
+pub fn log2(x: f64, _: f64) -> (f64, [f64; 2]) {
+    (x.log2(), [1.0 / (x * std::f64::consts::LN_2), 0.0])
+}
+
+/// log10' = 1 / (x ln 10).
+pub fn log10(x: f64, _: f64) -> (f64, [f64; 2]) {
+    (x.log10(), [1.0 / (x * std::f64::consts::LN_10), 0.0])
+}
+
+/// 2^x = e^(x ln 2), so (2^x)' = ln 2 * 2^x.
+pub fn exp2(x: f64, _: f64) -> (f64, [f64; 2]) {
+    (x.exp2(), [std::f64::consts::LN_2 * x.exp2(), 0.0])
+}
+
+/// x^(1/3), real for negative x; derivative (1/3) x^(-2/3) = 1 / (3 cbrt(x)^2), +inf at ±0.
+pub fn cbrt(x: f64, _: f64) -> (f64, [f64; 2]) {
+    let c = x.cbrt();
+    (c, [1.0 / (3.0 * c * c), 0.0])
+}
+
+/// atan2(y, x) with `y` first (the ordinate): d/dy = x / (x^2 + y^2), d/dx = -y / (x^2 + y^2);
+/// at the origin, where the angle has no derivative, the convention: 0 for both.
+pub fn atan2(y: f64, x: f64) -> (f64, [f64; 2]) {
+    let r2 = x * x + y * y;
+    if x == 0.0 && y == 0.0 {
+        (y.atan2(x), [0.0, 0.0])
+    } else {
+        (y.atan2(x), [x / r2, -y / r2])
+    }
+}
+
+/// hypot = sqrt(x^2 + y^2): partials x / h, y / h; 0 at the origin (convention: hypot(x, 0) =
+/// |x| and abs'(0) = 0).
+pub fn hypot(x: f64, y: f64) -> (f64, [f64; 2]) {
+    let h = x.hypot(y);
+    if h == 0.0 {
+        (h, [0.0, 0.0])
+    } else {
+        (h, [x / h, y / h])
+    }
+}
+
 /// x0 + x1 + x0 (the `sum` case: an input used twice).
 pub fn sum_x0_x1_x0(x: f64, y: f64) -> (f64, [f64; 2]) {
     (2.0 * x + y, [2.0, 1.0])
@@ -193,7 +261,7 @@ mod tests {
     /// bounds: a typo in a formula shows up here before it shows up as a failing check.
     #[test]
     fn derivatives_match_differences_of_the_values() {
-        let table: [(&str, ClosedForm, f64, f64); 30] = [
+        let table: [(&str, ClosedForm, f64, f64); 42] = [
             ("scale", scale_2_5, 0.7, 0.0),
             ("shift", shift_1_5, 0.7, 0.0),
             ("square", square, 0.7, 0.0),
@@ -224,6 +292,18 @@ mod tests {
             ("pow", pow, 0.7, -1.3),
             ("max", max, 0.7, -1.3),
             ("sum", sum_x0_x1_x0, 0.7, -1.3),
+            ("atan", atan, -1.7, 0.0),
+            ("asin", asin, 0.7, 0.0),
+            ("acos", acos, -0.7, 0.0),
+            ("sinh", sinh, 0.7, 0.0),
+            ("cosh", cosh, -0.7, 0.0),
+            ("log2", log2, 0.7, 0.0),
+            ("log10", log10, 2.7, 0.0),
+            ("exp2", exp2, 0.7, 0.0),
+            ("cbrt", cbrt, 0.7, 0.0),
+            ("cbrt", cbrt, -2.7, 0.0),
+            ("atan2", atan2, 0.7, -1.3),
+            ("hypot", hypot, 0.7, -1.3),
         ];
         let h = 1e-6;
         for (name, f, x, y) in table {
@@ -234,5 +314,8 @@ mod tests {
             assert!((d[1] - dy).abs() < 1e-8, "{name}: d/dy {} vs {dy}", d[1]);
         }
         assert_eq!(min(0.7, -1.3).1, [0.0, 1.0]);
+        // The conventions at the origin.
+        assert_eq!(atan2(0.0, 0.0).1, [0.0, 0.0]);
+        assert_eq!(hypot(-0.0, 0.0).1, [0.0, 0.0]);
     }
 }

@@ -6,9 +6,47 @@ use std::fmt;
 pub use autograd_core::testkit::{Binary, Unary};
 use autograd_core::{Function, Number};
 
-/// The one-argument operations the generator draws from: all but `Square`, which has its own
-/// node ([`Expr::Square`]; drawing it would also change every seed's expressions).
-const DRAWN_UNARY: &[Unary] = Unary::ALL.split_at(12).0;
+/// Which operations a generator draws from. The testkit appends new operations to `Unary` and
+/// `Binary`; a draw over a longer list would turn every seed's expression into another one, so
+/// the seeds of the suites keep [`Vocabulary::Original`] and the newer operations are drawn in
+/// cases of their own ([`Vocabulary::All`], from another stream).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Vocabulary {
+    /// The first 12 one-argument operations (all but `Square`, which has its own node,
+    /// [`Expr::Square`]) and the first 7 two-argument ones.
+    Original,
+    /// Every operation of the testkit but `Square`: also atan, asin, acos, sinh, cosh, log2,
+    /// log10, exp2, cbrt, atan2 and hypot.
+    All,
+}
+
+impl Vocabulary {
+    fn unary(self) -> &'static [Unary] {
+        match self {
+            Vocabulary::Original => Unary::ALL.split_at(12).0,
+            Vocabulary::All => &ALL_BUT_SQUARE,
+        }
+    }
+    fn binary(self) -> &'static [Binary] {
+        match self {
+            Vocabulary::Original => Binary::ALL.split_at(7).0,
+            Vocabulary::All => &Binary::ALL,
+        }
+    }
+}
+
+const ALL_BUT_SQUARE: [Unary; Unary::ALL.len() - 1] = {
+    let mut out = [Unary::Neg; Unary::ALL.len() - 1];
+    let (mut i, mut j) = (0, 0);
+    while i < Unary::ALL.len() {
+        if !matches!(Unary::ALL[i], Unary::Square) {
+            out[j] = Unary::ALL[i];
+            j += 1;
+        }
+        i += 1;
+    }
+    out
+};
 
 /// An expression over inputs `x0, x1, ...`.
 #[derive(Clone, Debug, PartialEq)]
@@ -95,15 +133,22 @@ impl Expr {
             Expr::Const(c) => *c,
             Expr::Unary(op, a) => {
                 let v = a.visit_kinks(x, nearest);
-                if matches!(op, Unary::Relu | Unary::Abs) {
+                // relu and abs have kinks at 0, cbrt an infinite derivative there.
+                if matches!(op, Unary::Relu | Unary::Abs | Unary::Cbrt) {
                     *nearest = min_nan(*nearest, v.abs());
                 }
                 op.apply(v)
             }
             Expr::Binary(op, a, b) => {
                 let (u, v) = (a.visit_kinks(x, nearest), b.visit_kinks(x, nearest));
-                if matches!(op, Binary::Max | Binary::Min) {
-                    *nearest = min_nan(*nearest, (u - v).abs());
+                match op {
+                    Binary::Max | Binary::Min => *nearest = min_nan(*nearest, (u - v).abs()),
+                    // hypot's cone tip at the origin; atan2(u, v) also jumps by 2π across the
+                    // cut {u = 0, v < 0}.
+                    Binary::Hypot => *nearest = min_nan(*nearest, u.hypot(v)),
+                    Binary::Atan2 if v < 0.0 => *nearest = min_nan(*nearest, u.abs()),
+                    Binary::Atan2 => *nearest = min_nan(*nearest, u.hypot(v)),
+                    _ => {}
                 }
                 op.apply(u, v)
             }
@@ -172,7 +217,11 @@ impl fmt::Display for Expr {
             Expr::Const(c) => write!(f, "{c}"),
             Expr::Unary(Unary::Neg, a) => write!(f, "-({a})"),
             Expr::Unary(op, a) => write!(f, "{}({a})", op.name()),
-            Expr::Binary(op @ (Binary::Pow | Binary::Max | Binary::Min), a, b) => {
+            Expr::Binary(
+                op @ (Binary::Pow | Binary::Max | Binary::Min | Binary::Atan2 | Binary::Hypot),
+                a,
+                b,
+            ) => {
                 write!(f, "{}({a}, {b})", op.name())
             }
             Expr::Binary(op, a, b) => write!(f, "({a} {} {b})", op.name()),
@@ -247,7 +296,12 @@ impl Rng {
 /// operations get arguments that keep them mostly in their domain (`ln(softplus(e) + 0.1)`,
 /// `tan(tanh(e))`, `pow(softplus(e) + 0.1, e)`), and `exp` gets a `tanh`-bounded argument, so
 /// most cases are informative; whatever still leaves the domain is counted as skipped.
-pub fn random_expr(rng: &mut Rng, inputs: usize, depth: usize) -> Expr {
+///
+/// With [`Vocabulary::All`], `log2`/`log10` get a positive argument like `ln`, `exp2`, `sinh`
+/// and `cosh` a `tanh`-bounded one like `exp`, `asin`/`acos` `0.99 tanh(e)`; `cbrt` (infinite
+/// derivative at 0), `atan2` (the origin and the cut along the negative x axis) and `hypot` (the
+/// origin) take any argument, their singular points counted as kinks.
+pub fn random_expr(rng: &mut Rng, vocabulary: Vocabulary, inputs: usize, depth: usize) -> Expr {
     if depth == 0 || rng.unit() < 0.15 {
         return if rng.unit() < 0.8 {
             Expr::Input(rng.below(inputs))
@@ -255,21 +309,27 @@ pub fn random_expr(rng: &mut Rng, inputs: usize, depth: usize) -> Expr {
             Expr::Const((rng.uniform(-3.0, 3.0) * 4.0).round() / 4.0)
         };
     }
-    let sub = |rng: &mut Rng| random_expr(rng, inputs, depth - 1);
+    let sub = |rng: &mut Rng| random_expr(rng, vocabulary, inputs, depth - 1);
     let positive = |e: Expr| Expr::bin(Binary::Add, Expr::un(Unary::Softplus, e), Expr::Const(0.1));
     match rng.below(18) {
         0..=5 => {
-            let op = DRAWN_UNARY[rng.below(DRAWN_UNARY.len())];
+            let drawn = vocabulary.unary();
+            let op = drawn[rng.below(drawn.len())];
             let a = sub(rng);
             match op {
-                Unary::Ln | Unary::Sqrt => Expr::un(op, positive(a)),
-                Unary::Tan => Expr::un(op, Expr::un(Unary::Tanh, a)),
-                Unary::Exp => Expr::un(op, Expr::un(Unary::Tanh, a)),
+                Unary::Ln | Unary::Sqrt | Unary::Log2 | Unary::Log10 => Expr::un(op, positive(a)),
+                Unary::Tan | Unary::Exp | Unary::Exp2 | Unary::Sinh | Unary::Cosh => {
+                    Expr::un(op, Expr::un(Unary::Tanh, a))
+                }
+                Unary::Asin | Unary::Acos => {
+                    Expr::un(op, Expr::Scale(Box::new(Expr::un(Unary::Tanh, a)), 0.99))
+                }
                 _ => Expr::un(op, a),
             }
         }
         6..=12 => {
-            let op = Binary::ALL[rng.below(Binary::ALL.len())];
+            let drawn = vocabulary.binary();
+            let op = drawn[rng.below(drawn.len())];
             let (a, b) = (sub(rng), sub(rng));
             match op {
                 Binary::Pow => Expr::bin(op, positive(a), Expr::un(Unary::Tanh, b)),
@@ -296,14 +356,15 @@ pub fn random_expr(rng: &mut Rng, inputs: usize, depth: usize) -> Expr {
 /// `range`.
 pub fn random_case(
     rng: &mut Rng,
+    vocabulary: Vocabulary,
     [inputs, depth, size]: [usize; 3],
     range: (f64, f64),
 ) -> (Expr, Vec<f64>) {
     let inputs = 1 + rng.below(inputs);
     let depth = 1 + rng.below(depth);
-    let mut e = random_expr(rng, inputs, depth);
+    let mut e = random_expr(rng, vocabulary, inputs, depth);
     while e.size() > size {
-        e = random_expr(rng, inputs, depth);
+        e = random_expr(rng, vocabulary, inputs, depth);
     }
     let x = (0..inputs).map(|_| rng.uniform(range.0, range.1)).collect();
     (e, x)
@@ -331,12 +392,68 @@ mod tests {
 
     #[test]
     fn generation_is_deterministic_and_bounded() {
-        let a = random_expr(&mut Rng::new(7), 3, 8);
-        let b = random_expr(&mut Rng::new(7), 3, 8);
-        assert_eq!(a, b);
-        for seed in 0..200 {
-            let e = random_expr(&mut Rng::new(seed), 4, 8);
-            assert!(e.size() < 100_000);
+        for v in [Vocabulary::Original, Vocabulary::All] {
+            let a = random_expr(&mut Rng::new(7), v, 3, 8);
+            let b = random_expr(&mut Rng::new(7), v, 3, 8);
+            assert_eq!(a, b);
+            for seed in 0..200 {
+                let e = random_expr(&mut Rng::new(seed), v, 4, 8);
+                assert!(e.size() < 100_000);
+            }
+        }
+    }
+
+    /// Regression pin (printed by the generator at 5f48b8b, before the testkit gained its
+    /// appended operations): the first cases of a stream are the same trees at the same points,
+    /// so a seed named in an old report still means its expression.
+    #[test]
+    fn the_original_vocabulary_keeps_old_seeds_expressions() {
+        let mut rng = Rng::new(0x1234);
+        let pinned = [
+            "min(x0, x0) @ [-1.4343370502104302]",
+            "sigmoid(powf((softplus(min(powi((leaky_relu(x5, 0.19641080545196044) + (x0 - x3)), \
+             3), x0)) + 0.1), 0.3106320740069215)) @ [1.7401729768011287, 0.14710232821345492, \
+             0.3029516146862088, -0.5767288250498597, -1.704754050359234, -1.4627970855344747, \
+             0.5708044169275897, 1.2461545990166396]",
+        ];
+        for want in pinned {
+            let (e, x) = random_case(&mut rng, Vocabulary::Original, [8, 8, 400], (-2.0, 2.0));
+            assert_eq!(format!("{e} @ {x:?}"), want);
+        }
+    }
+
+    #[test]
+    fn the_full_vocabulary_draws_every_operation() {
+        let mut seen = std::collections::HashSet::new();
+        fn walk(e: &Expr, seen: &mut std::collections::HashSet<String>) {
+            match e {
+                Expr::Unary(op, a) => {
+                    seen.insert(op.name().to_string());
+                    walk(a, seen);
+                }
+                Expr::Binary(op, a, b) => {
+                    seen.insert(op.name().to_string());
+                    walk(a, seen);
+                    walk(b, seen);
+                }
+                Expr::Powi(a, _) | Expr::Powf(a, _) | Expr::LeakyRelu(a, _) | Expr::Scale(a, _) => {
+                    walk(a, seen)
+                }
+                Expr::Sum(t) => t.iter().for_each(|a| walk(a, seen)),
+                _ => {}
+            }
+        }
+        for seed in 0..400 {
+            walk(
+                &random_expr(&mut Rng::new(seed), Vocabulary::All, 3, 6),
+                &mut seen,
+            );
+        }
+        for op in Unary::ALL.iter().filter(|&&u| u != Unary::Square) {
+            assert!(seen.contains(op.name()), "{} never drawn", op.name());
+        }
+        for op in Binary::ALL {
+            assert!(seen.contains(op.name()), "{} never drawn", op.name());
         }
     }
 }

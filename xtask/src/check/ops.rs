@@ -31,6 +31,8 @@ pub fn checked_by(op: Op) -> Option<&'static str> {
         Op::Pow => Some("pow"),
         Op::Max => Some("max"),
         Op::Min => Some("min"),
+        Op::Atan2 => Some("atan2"),
+        Op::Hypot => Some("hypot"),
         Op::Neg => Some("neg"),
         Op::Scale => Some("scale"),
         Op::Shift => Some("shift"),
@@ -49,6 +51,15 @@ pub fn checked_by(op: Op) -> Option<&'static str> {
         Op::LeakyRelu => Some("leaky_relu"),
         Op::Abs => Some("abs"),
         Op::Softplus => Some("softplus"),
+        Op::Atan => Some("atan"),
+        Op::Asin => Some("asin"),
+        Op::Acos => Some("acos"),
+        Op::Sinh => Some("sinh"),
+        Op::Cosh => Some("cosh"),
+        Op::Log2 => Some("log2"),
+        Op::Log10 => Some("log10"),
+        Op::Exp2 => Some("exp2"),
+        Op::Cbrt => Some("cbrt"),
     }
 }
 
@@ -146,6 +157,7 @@ fn fmt_short(p: &[f64]) -> String {
 fn kink_conventions() -> Vec<Case> {
     let x0 = Expr::x(0);
     let x1 = Expr::x(1);
+    let (x0_, x1_) = (x0.clone(), x1.clone());
     let specs: Vec<(&str, Expr, Vec<f64>, Vec<f64>)> = vec![
         (
             "relu'(0) = 0",
@@ -212,6 +224,30 @@ fn kink_conventions() -> Vec<Case> {
             Expr::un(Unary::Softplus, x0),
             vec![1000.0],
             vec![1.0],
+        ),
+        (
+            "atan2 at the origin: partials 0",
+            Expr::bin(Binary::Atan2, x0_.clone(), x1_.clone()),
+            vec![0.0, 0.0],
+            vec![0.0, 0.0],
+        ),
+        (
+            "atan2 at (0, -0): partials 0",
+            Expr::bin(Binary::Atan2, x0_.clone(), x1_.clone()),
+            vec![0.0, -0.0],
+            vec![0.0, 0.0],
+        ),
+        (
+            "hypot at the origin: partials 0",
+            Expr::bin(Binary::Hypot, x0_.clone(), x1_.clone()),
+            vec![0.0, 0.0],
+            vec![0.0, 0.0],
+        ),
+        (
+            "hypot at (-0, 0): partials 0",
+            Expr::bin(Binary::Hypot, x0_, x1_),
+            vec![-0.0, 0.0],
+            vec![0.0, 0.0],
         ),
     ];
     let mut cases = Vec::new();

@@ -8,7 +8,7 @@ use autograd_core::{
     Tolerance,
 };
 
-use super::expr::{random_case, ExprFn, Rng};
+use super::expr::{random_case, ExprFn, Rng, Vocabulary};
 use super::judge::{
     extrapolate, fmt_vec, judge, judge_fd, scaled, step, CheckScalar, Estimate, Verdict,
 };
@@ -186,19 +186,32 @@ pub fn cases(o: &Options) -> Vec<Case> {
         }
     }
     let count = (o.cases / 4).max(10);
-    for k in 0..count {
-        let (e, x) = random_case(&mut rng, [4, 6, 200], (-1.5, 1.5));
-        let v: Vec<f64> = (0..x.len()).map(|_| rng.uniform(-1.0, 1.0)).collect();
-        let (formula, kink) = (e.to_string(), e.kink_distance(&x));
-        let f = ExprFn(e);
-        cases.push(hessian_case(
-            format!("expr #{k}"),
-            f,
-            move || formula.clone(),
-            kink,
-            x,
-            v,
-        ));
+    // `expr #k` in the original vocabulary (the seeds keep their trees), then `expr+ #k` over
+    // every operation, from a stream of its own.
+    let mut full = Rng::new(o.seed ^ 0x0068_6573_732b);
+    for (vocabulary, prefix, count) in [
+        (Vocabulary::Original, "expr", count),
+        (Vocabulary::All, "expr+", count.div_ceil(2)),
+    ] {
+        let rng = if vocabulary == Vocabulary::Original {
+            &mut rng
+        } else {
+            &mut full
+        };
+        for k in 0..count {
+            let (e, x) = random_case(rng, vocabulary, [4, 6, 200], (-1.5, 1.5));
+            let v: Vec<f64> = (0..x.len()).map(|_| rng.uniform(-1.0, 1.0)).collect();
+            let (formula, kink) = (e.to_string(), e.kink_distance(&x));
+            let f = ExprFn(e);
+            cases.push(hessian_case(
+                format!("{prefix} #{k}"),
+                f,
+                move || formula.clone(),
+                kink,
+                x,
+                v,
+            ));
+        }
     }
     cases
 }

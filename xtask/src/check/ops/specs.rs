@@ -41,6 +41,25 @@ pub(super) fn op_specs() -> Vec<OpSpec> {
         [-1e6, 0.0],
     ];
     let near_zero_bound = vec![[1e-8, 0.0], [1e-4, 0.0], [1.0, 0.0], [1e8, 0.0]];
+    let bounded = vec![
+        [0.0, 0.0],
+        [-0.0, 0.0],
+        [0.999999, 0.0],
+        [-0.999999, 0.0],
+        [1.0, 0.0],
+        [-1.0, 0.0],
+        [1.5, 0.0],
+    ];
+    // 88: near the top of f32 (cosh 88 = 8.3e37); past it an f32 result overflows where the f64
+    // reference does not, which the judge rightly calls a failure.
+    let hyperbolic = vec![
+        [0.0, 0.0],
+        [-0.0, 0.0],
+        [30.0, 0.0],
+        [-30.0, 0.0],
+        [88.0, 0.0],
+        [-88.0, 0.0],
+    ];
     let unary = |name, op: Unary, closed, domain: (f64, f64), edges: Vec<[f64; 2]>| OpSpec {
         name,
         expr: Expr::un(op, x0.clone()),
@@ -165,7 +184,7 @@ pub(super) fn op_specs() -> Vec<OpSpec> {
             expr: Expr::Powf(Box::new(x0.clone()), -0.5),
             domain: [positive, (0.0, 0.0)],
             arity: 1,
-            edges: near_zero_bound,
+            edges: near_zero_bound.clone(),
             closed: cf::pow_minus_0_5,
         },
         binary(
@@ -223,6 +242,99 @@ pub(super) fn op_specs() -> Vec<OpSpec> {
             wide,
             wide,
             vec![[1.0, 1.0], [0.0, 1e-9], [-2.0, -2.0]],
+        ),
+        unary(
+            "atan",
+            Unary::Atan,
+            cf::atan,
+            (-10.0, 10.0),
+            vec![
+                [0.0, 0.0],
+                [-0.0, 0.0],
+                [1e8, 0.0],
+                [-1e8, 0.0],
+                [1e200, 0.0],
+            ],
+        ),
+        unary(
+            "asin",
+            Unary::Asin,
+            cf::asin,
+            (-0.99, 0.99),
+            // ±1: derivative ±inf in closed form, both modes must agree; 1.5: outside, skipped.
+            bounded.clone(),
+        ),
+        unary("acos", Unary::Acos, cf::acos, (-0.99, 0.99), bounded),
+        unary(
+            "sinh",
+            Unary::Sinh,
+            cf::sinh,
+            (-5.0, 5.0),
+            hyperbolic.clone(),
+        ),
+        unary("cosh", Unary::Cosh, cf::cosh, (-5.0, 5.0), hyperbolic),
+        unary(
+            "log2",
+            Unary::Log2,
+            cf::log2,
+            positive,
+            near_zero_bound.clone(),
+        ),
+        unary("log10", Unary::Log10, cf::log10, positive, near_zero_bound),
+        unary(
+            "exp2",
+            Unary::Exp2,
+            cf::exp2,
+            (-20.0, 20.0),
+            vec![[0.0, 0.0], [-1070.0, 0.0], [100.0, 0.0]],
+        ),
+        unary(
+            "cbrt",
+            Unary::Cbrt,
+            cf::cbrt,
+            wide,
+            // cbrt'(±0) = +inf in closed form: both modes must give +inf.
+            vec![
+                [0.0, 0.0],
+                [-0.0, 0.0],
+                [1e-9, 0.0],
+                [-1e-9, 0.0],
+                [-27.0, 0.0],
+                [1e300, 0.0],
+            ],
+        ),
+        binary(
+            "atan2",
+            Binary::Atan2,
+            cf::atan2,
+            wide,
+            wide,
+            // The origin (the convention), both sides of the cut along the negative x axis (±π),
+            // tiny and huge radii (where x^2 + y^2 would underflow or overflow in f32).
+            vec![
+                [0.0, 0.0],
+                [-0.0, 0.0],
+                [0.0, -1.0],
+                [-0.0, -1.0],
+                [1.0, 0.0],
+                [1e-150, 1e-150],
+                [-1e150, 1e150],
+            ],
+        ),
+        binary(
+            "hypot",
+            Binary::Hypot,
+            cf::hypot,
+            wide,
+            wide,
+            vec![
+                [0.0, 0.0],
+                [-0.0, 0.0],
+                [3.0, 4.0],
+                [0.0, -2.0],
+                [1e-150, 1e-150],
+                [1e150, -1e150],
+            ],
         ),
         OpSpec {
             name: "sum",
