@@ -292,3 +292,15 @@ fn a_closure_over_an_array_is_differentiated_in_one_call() {
     assert_eq!(tape.check(), Ok(()));
     assert_eq!(tape.gradient([0.0], |[x]| x.exp()), Ok((1.0, [1.0])));
 }
+
+#[test]
+fn handles_print_their_value_and_debug_shows_what_they_hold() {
+    let tape = Tape::<f64, 8>::new();
+    let (x, y) = (tape.var(2.0), tape.var(3.0));
+    let p = x * y;
+    assert_eq!(format!("{p}"), "6");
+    assert_eq!(format!("{:.2}", x), "2.00");
+    assert_eq!(format!("{:?}", Var::<f64>::constant(1.5)), "Var(const 1.5)");
+    assert_eq!(format!("{x:?}"), "Var(#0: 2.0)");
+    assert_eq!(format!("{p:?}"), "Var(6.0, d/d#0 = 3.0, d/d#1 = 2.0)");
+}

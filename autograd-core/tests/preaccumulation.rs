@@ -142,3 +142,24 @@ fn mul_add_of_three_recorded_values_is_one_statement() -> Result<(), TapeError> 
     assert_eq!([g.wrt(x), g.wrt(m), g.wrt(z)], [5.0, 2.0, 1.0]);
     Ok(())
 }
+
+#[test]
+fn an_affine_of_handles_with_two_pending_pairs_each_keeps_every_operand() -> Result<(), TapeError> {
+    // Every factor carries two pending pairs: 2 terms x 2 factors x 2 pairs + 2 for the bias is
+    // the most an affine statement of two terms can hold (10 operands).
+    let tape = Tape::<f64, 64>::new();
+    let l: Vec<_> = (1..=10).map(|i| tape.var(i as f64)).collect();
+    let (w0, w1) = (l[0] * l[1], l[2] * l[3]); // 2, 12
+    let (x0, x1) = (l[4] * l[5], l[6] * l[7]); // 30, 56
+    let b = l[8] * l[9]; // 90
+    let y = Var::affine(&[w0, w1], &[x0, x1], b)?;
+    assert_eq!(y.value(), 2.0 * 30.0 + 12.0 * 56.0 + 90.0);
+    assert_eq!(tape.len(), 10 + 11, "one statement of 10 operands");
+    let g = tape.backward(y)?;
+    // d/dl0 = l1 x0, d/dl4 = w0 l5, d/dl9 = l8, ...
+    let want = [60.0, 30.0, 224.0, 168.0, 12.0, 10.0, 96.0, 84.0, 10.0, 9.0];
+    for (k, v) in l.iter().enumerate() {
+        assert_eq!(g.wrt(*v), want[k], "d/dl{k}");
+    }
+    Ok(())
+}
