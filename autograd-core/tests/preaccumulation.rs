@@ -163,3 +163,53 @@ fn an_affine_of_handles_with_two_pending_pairs_each_keeps_every_operand() -> Res
     }
     Ok(())
 }
+
+#[test]
+fn n_ary_statements_at_the_edge_of_the_tape() -> Result<(), TapeError> {
+    // Room for the statement (5 slots) exactly when its upper bound (8 operands) would fill
+    // the tape to the last slot: the exact path, no overflow.
+    let tape = Tape::<f64, 12>::new();
+    let x: Vec<_> = (1..=4).map(|i| tape.var(i as f64)).collect();
+    let s = Var::sum(&x);
+    assert_eq!((s.value(), tape.len()), (10.0, 9));
+    assert_eq!(tape.backward(s)?.wrt(x[3]), 1.0);
+    // One leaf used four times: 1 + 5 slots on a tape of 9 (the bound, 8, would not fit).
+    let tape = Tape::<f64, 9>::new();
+    let x = tape.var(2.0);
+    let s = Var::sum(&[x, x, x, x]);
+    assert_eq!((s.value(), tape.len()), (8.0, 6));
+    assert_eq!(tape.backward(s)?.wrt(x), 4.0);
+    Ok(())
+}
+
+#[test]
+fn an_n_ary_result_on_one_recorded_value_is_folded() -> Result<(), TapeError> {
+    let tape = Tape::<f64, 16>::new();
+    let (x, y) = (tape.var(1.5), tape.var(2.0));
+    let c = |v| Var::constant(v);
+    let d = Var::dot(&[x, y], &[c(2.0), c(0.0)])?;
+    assert_eq!((d.value(), tape.len()), (3.0, 2));
+    assert_eq!(tape.backward(d)?.wrt(x), 2.0);
+    Ok(())
+}
+
+#[test]
+fn an_n_ary_statement_over_two_tapes_is_an_error() {
+    let (a, b) = (Tape::<f64, 16>::new(), Tape::<f64, 16>::new());
+    let (x, y, z) = (a.var(1.0), a.var(2.0), b.var(3.0));
+    let s = Var::sum(&[x, y, z]);
+    assert_eq!(s.value(), 6.0);
+    assert_eq!(a.check(), Err(TapeError::ForeignVar));
+    assert_eq!(b.check(), Err(TapeError::ForeignVar));
+}
+
+#[test]
+fn a_folded_n_ary_result_keeps_its_operation_as_label() -> Result<(), TapeError> {
+    // dot of two recorded values stays in its handle; written later, it is labelled `dot`.
+    let tape = Tape::<f64, 16>::new();
+    let (x, y) = (tape.var(1.5), tape.var(2.0));
+    let c = |v| Var::constant(v);
+    let d = Var::dot(&[x, y], &[c(2.0), c(3.0)])?.recorded()?;
+    assert_eq!(tape.node(d.id().unwrap())?.op, autograd_core::Op::Dot);
+    Ok(())
+}
