@@ -117,7 +117,11 @@ pub struct Node<S> {
 /// a crash: see [`TapeError::CapacityExceeded`].
 ///
 /// A slot is 12 bytes in `f32` and 24 in `f64`, and the tape lives where you put it: a local
-/// tape of many slots needs that much stack (build large tapes in a `Box` or a `static`).
+/// tape of many slots needs that much stack. `Box::new(Tape::new())` builds in place in release
+/// builds, but in a debug build the value passes through the stack first, so a tape of more than
+/// a few hundred thousand slots overflows a default 8 MiB main thread there; build it on a
+/// thread with a larger stack (as `autograd_nn::boxed_tape` does with `std`). A heap constructor
+/// that never touches the stack is not available yet.
 ///
 /// ```
 /// use autograd_core::Tape;
