@@ -213,3 +213,18 @@ fn a_folded_n_ary_result_keeps_its_operation_as_label() -> Result<(), TapeError>
     assert_eq!(tape.node(d.id().unwrap())?.op, autograd_core::Op::Dot);
     Ok(())
 }
+
+#[test]
+fn mul_add_of_at_most_two_recorded_values_stays_in_its_handle() -> Result<(), TapeError> {
+    let tape = Tape::<f64, 16>::new();
+    let (x, m) = (tape.var(2.0), tape.var(5.0));
+    let y = x.mul_add(m, Var::constant(0.25));
+    assert_eq!((y.value(), tape.len()), (10.25, 2));
+    let g = tape.backward(y)?;
+    assert_eq!([g.wrt(x), g.wrt(m)], [5.0, 2.0]);
+    let z = x.mul_add(Var::constant(3.0), m);
+    assert_eq!(z.value(), 11.0);
+    let g = tape.backward(z)?;
+    assert_eq!([g.wrt(x), g.wrt(m)], [3.0, 1.0]);
+    Ok(())
+}
