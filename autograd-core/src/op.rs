@@ -15,7 +15,7 @@ use crate::{math, Scalar};
 /// where `derivative` may use `x`, the parameter and the output `y`.
 macro_rules! operations {
     (
-        special { $( $(#[$sdoc:meta])* $S:ident $sname:literal; )* }
+        special { $( $(#[$sdoc:meta])* $S:ident $sname:literal $sarity:literal; )* }
         binary { $( $(#[$bdoc:meta])* $B:ident $bname:literal; )* }
         unary { $(
             $(#[$udoc:meta])*
@@ -43,6 +43,17 @@ macro_rules! operations {
                     $( Op::$S => $sname, )*
                     $( Op::$B => $bname, )*
                     $( Op::$U => $uname, )*
+                }
+            }
+
+            /// Number of operands of the operation as a user writes it: 0 for leaves, 2 for the
+            /// binary operations and `mul_add`'s products, 1 for the others (`sum` and `dot`
+            /// take slices).
+            pub const fn arity(self) -> usize {
+                match self {
+                    $( Op::$S => $sarity, )*
+                    $( Op::$B => 2, )*
+                    $( Op::$U => 1, )*
                 }
             }
 
@@ -77,13 +88,13 @@ macro_rules! operations {
 operations! {
     special {
         /// An independent variable (an input or a parameter).
-        Leaf "leaf";
+        Leaf "leaf" 0;
         /// `a_1 + a_2 + ...`, one statement for a whole slice.
-        Sum "sum";
+        Sum "sum" 1;
         /// `a_1 b_1 + a_2 b_2 + ...`, one statement for a whole dot product.
-        Dot "dot";
+        Dot "dot" 1;
         /// `a b + c`, one statement.
-        MulAdd "mul_add";
+        MulAdd "mul_add" 3;
     }
     binary {
         /// `x + y`
@@ -177,27 +188,6 @@ operations! {
         /// Cube root, real for negative `x`; derivative `1 / (3 y^2)` from the output `y`, `+inf`
         /// at 0 (written as a statement, as `sqrt` at 0; `y / 3x` would be NaN there).
         Cbrt "cbrt" pub fn cbrt(x) = x.cbrt(), |y| S::from_f64(1.0 / 3.0) / (y * y);
-    }
-}
-
-impl Op {
-    /// Number of operands of the operation as a user writes it: 0 for leaves, 2 for the binary
-    /// operations and `mul_add`'s products, 1 for the others (`sum` and `dot` take slices).
-    pub const fn arity(self) -> usize {
-        match self {
-            Op::Leaf => 0,
-            Op::Add
-            | Op::Sub
-            | Op::Mul
-            | Op::Div
-            | Op::Pow
-            | Op::Max
-            | Op::Min
-            | Op::Atan2
-            | Op::Hypot => 2,
-            Op::MulAdd => 3,
-            _ => 1,
-        }
     }
 }
 
