@@ -109,6 +109,11 @@ pub fn pow_2_5(x: f64, _: f64) -> (f64, [f64; 2]) {
     (x * x * x.sqrt(), [2.5 * x * x.sqrt(), 0.0])
 }
 
+/// x^3 with the exponent given as a float (`powf`), derivative 3 x^2: negative bases too.
+pub fn pow_3(x: f64, _: f64) -> (f64, [f64; 2]) {
+    (x * x * x, [3.0 * x * x, 0.0])
+}
+
 /// x^-0.5, derivative -0.5 x^-1.5.
 pub fn pow_minus_0_5(x: f64, _: f64) -> (f64, [f64; 2]) {
     (1.0 / x.sqrt(), [-0.5 / (x * x.sqrt()), 0.0])

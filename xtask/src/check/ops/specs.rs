@@ -180,6 +180,15 @@ pub(super) fn op_specs() -> Vec<OpSpec> {
             closed: cf::pow_2_5,
         },
         OpSpec {
+            // An integer exponent as a float: defined, and differentiated, at negative bases.
+            name: "powf(3)",
+            expr: Expr::Powf(Box::new(x0.clone()), 3.0),
+            domain: [wide, (0.0, 0.0)],
+            arity: 1,
+            edges: vec![[0.0, 0.0], [-1.0, 0.0]],
+            closed: cf::pow_3,
+        },
+        OpSpec {
             name: "powf(-0.5)",
             expr: Expr::Powf(Box::new(x0.clone()), -0.5),
             domain: [positive, (0.0, 0.0)],
