@@ -1,8 +1,9 @@
 //! The table of operations: each operation's forward rule and, beside it, its local derivative,
 //! written once. Everything else is generated from this table: the [`Op`] enum and its names,
 //! the `Var` methods of the one-input operations, and [`Op::ALL`]. The harnesses match on [`Op`]
-//! exhaustively (`xtask check`'s `check/ops.rs::checked_by`, `fuzz`'s `exercised_by`), so an
-//! operation added here and forgotten there fails to compile. (The firmware's suite does not yet.)
+//! exhaustively (`xtask check`'s `check/ops.rs::checked_by`, `fuzz`'s `exercised_by`, the
+//! firmware's `checks.rs::exercised_by`), so an operation added here and forgotten there fails
+//! to compile.
 //!
 //! The tape stores local derivatives, not operations (Jacobian taping): a rule runs once, while
 //! recording, and the backward sweep only multiplies and adds. The dual numbers keep their own

@@ -4,7 +4,7 @@
 //! must agree.
 
 use autograd_core::testkit::{Seed, EXAMPLES};
-use autograd_core::{Dual, Function as _, Number, TapeError, Var};
+use autograd_core::{Dual, Function as _, Number, Op, TapeError, Var};
 use cortex_m_semihosting::hprintln;
 
 use crate::report::Report;
@@ -174,7 +174,88 @@ functions! {
     Heading: |x, y| y.atan2(x) + x.hypot(y) * (x * c(0.4)).asin() - (y * c(0.9)).acos();
     Hyperbolic: |x, y| x.sinh() * y.cosh() + (x * y).atan() + x.cbrt() * y;
     Logarithms: |x, y| (x * x + c(0.5)).log2() * y.exp2() - (y * y + c(0.25)).log10() * x;
+    // The n-ary statements: `mul_add` of three recorded values (with fewer it is `x y + b`).
+    Nary: |x, y| Number::sum(&[x.square(), x.mul_add(y, x * y + y.sin()), T::dot(&[x, y], &[y.exp(), x])]);
 }
+
+/// Which function above exercises each operation of the core's table, and the text of that
+/// function's body that shows it. An exhaustive match: an operation added to the table fails to
+/// compile here until a function uses it, and the constant below fails to compile if the body
+/// named does not contain the text.
+const fn exercised_by(op: Op) -> (&'static str, &'static str) {
+    match op {
+        Op::Leaf => (SinExpTanh::NAME, "x"),
+        Op::Sum => (Nary::NAME, "Number::sum("),
+        Op::Dot => (Nary::NAME, "T::dot("),
+        Op::MulAdd => (Nary::NAME, ".mul_add("),
+        Op::Add => (SinExpTanh::NAME, " + "),
+        Op::Sub => (CubicCos::NAME, " - "),
+        Op::Mul => (SinExpTanh::NAME, "x * y"),
+        Op::Div => (LogExpDiv::NAME, " / "),
+        Op::Pow => (Powers::NAME, ".pow(y)"),
+        Op::Max => (MaxMinLeaky::NAME, ".max("),
+        Op::Min => (MaxMinLeaky::NAME, ".min("),
+        Op::Atan2 => (Heading::NAME, ".atan2("),
+        Op::Hypot => (Heading::NAME, ".hypot("),
+        Op::Neg => (AbsRelu::NAME, "(-x)"),
+        Op::Scale => (CubicCos::NAME, "c::<T>(2.0) * x"),
+        Op::Shift => (NormOverSigmoid::NAME, "+ c(0.1)"),
+        Op::Square => (Nary::NAME, ".square()"),
+        Op::Powi => (CubicCos::NAME, ".powi(3)"),
+        Op::Powf => (Powers::NAME, ".powf(1.5)"),
+        Op::Exp => (SinExpTanh::NAME, ".exp()"),
+        Op::Ln => (LogExpDiv::NAME, ".ln()"),
+        Op::Sqrt => (NormOverSigmoid::NAME, ".sqrt()"),
+        Op::Sin => (SinExpTanh::NAME, ".sin()"),
+        Op::Cos => (CubicCos::NAME, ".cos()"),
+        Op::Tan => (SoftplusTan::NAME, ".tan()"),
+        Op::Tanh => (SinExpTanh::NAME, ".tanh()"),
+        Op::Sigmoid => (NormOverSigmoid::NAME, ".sigmoid()"),
+        Op::Relu => (MaxMinLeaky::NAME, ".relu()"),
+        Op::LeakyRelu => (MaxMinLeaky::NAME, ".leaky_relu("),
+        Op::Abs => (AbsRelu::NAME, ".abs()"),
+        Op::Softplus => (SoftplusTan::NAME, ".softplus()"),
+        Op::Atan => (Hyperbolic::NAME, ".atan()"),
+        Op::Asin => (Heading::NAME, ".asin()"),
+        Op::Acos => (Heading::NAME, ".acos()"),
+        Op::Sinh => (Hyperbolic::NAME, ".sinh()"),
+        Op::Cosh => (Hyperbolic::NAME, ".cosh()"),
+        Op::Log2 => (Logarithms::NAME, ".log2()"),
+        Op::Log10 => (Logarithms::NAME, ".log10()"),
+        Op::Exp2 => (Logarithms::NAME, ".exp2()"),
+        Op::Cbrt => (Hyperbolic::NAME, ".cbrt()"),
+    }
+}
+
+/// `true` if `text` contains `part` (a `const fn`, for the check below).
+const fn contains(text: &str, part: &str) -> bool {
+    let (t, p) = (text.as_bytes(), part.as_bytes());
+    let mut i = 0;
+    while i + p.len() <= t.len() {
+        let mut j = 0;
+        while j < p.len() && t[i + j] == p[j] {
+            j += 1;
+        }
+        if j == p.len() {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// Every operation's claimed function really contains it (checked at compile time).
+const _: () = {
+    let mut i = 0;
+    while i < Op::ALL.len() {
+        let (body, text) = exercised_by(Op::ALL[i]);
+        assert!(
+            contains(body, text),
+            "an operation's function does not use it"
+        );
+        i += 1;
+    }
+};
 
 /// Points where every function above is smooth.
 const GRID_X: [f32; 6] = [-1.3, -0.4, 0.35, 0.8, 1.45, 2.2];
@@ -258,6 +339,7 @@ pub fn gradient_batch(tape: &mut DeviceTape, report: &mut Report) {
     check_function::<Heading>(tape, report, &mut worst);
     check_function::<Hyperbolic>(tape, report, &mut worst);
     check_function::<Logarithms>(tape, report, &mut worst);
+    check_function::<Nary>(tape, report, &mut worst);
 
     // The XOR loss at the initial parameters, all 17 partial derivatives.
     let params = crate::xor::initial_parameters();
