@@ -241,40 +241,26 @@ impl<'t, S: Scalar> Var<'t, S> {
                 ..self
             },
             // The rarer shapes, out of line: inlined into every operation of a long generated
-            // function they made it compile several times slower.
-            _ => return self.merge(op, value, [a0, a1], y, [b0, b1]),
-        };
-        r.settled(tape, op, value)
-    }
-
-    /// [`combine`](Self::combine) for two handles of which one holds two pairs: merged if they
-    /// share indices, else written as one statement of up to four operands. `a`, `b` are the
-    /// partials already multiplied by the local derivatives.
-    #[inline(never)]
-    fn merge(self, op: Op, value: S, a: [S; 2], y: Self, b: [S; 2]) -> Self {
-        let tape = self.tape.or(y.tape);
-        let (i, j) = (self.index, y.index);
-        let [a0, a1] = a;
-        let [b0, b1] = b;
-        let r = match (self.n, y.n) {
-            (2, 1) if j[0] == i[0] => self.with_partials(a0 + b0, a1),
-            (2, 1) if j[0] == i[1] => self.with_partials(a0, a1 + b0),
-            (1, 2) if i[0] == j[0] => y.with_partials(a0 + b0, b1),
-            (1, 2) if i[0] == j[1] => y.with_partials(b0, a0 + b1),
-            (2, 2) if i == j => self.with_partials(a0 + b0, a1 + b1),
-            (2, 2) if i[0] == j[1] && i[1] == j[0] => self.with_partials(a0 + b1, a1 + b0),
-            // More than two recorded values: one statement holds them all.
+            // function they made it compile several times slower. Their pairs go as plain values
+            // (see `write_unshared`).
             (nx, ny) => {
                 let t = tape.unwrap_or_else(|| unreachable_tape());
-                let index = t.push_merge(
-                    op,
-                    value,
-                    [(i[0], a0), (i[1], a1)],
-                    nx as usize,
-                    [(j[0], b0), (j[1], b1)],
-                    ny as usize,
-                );
-                return Var::labelled(t, index, value, op);
+                let counts = nx as u32 | (ny as u32) << 8;
+                let (i, j) = (pack(i), pack(j));
+                let index = write_unshared(t, op, counts, value, i, a0, a1, j, b0, b1);
+                let keep = match index {
+                    SHARED_I => i,
+                    SHARED_J => j,
+                    _ => return Var::labelled(t, index, value, op),
+                };
+                let [p0, p1] = shared(counts, i, a0, a1, j, b0, b1);
+                Var {
+                    partial: [p0, p1],
+                    index: unpack(keep),
+                    n: 2,
+                    ..self
+                }
+                .settled(tape, op, value)
             }
         };
         r.settled(tape, op, value)
@@ -320,6 +306,79 @@ impl<'t, S: Scalar> Var<'t, S> {
     pub fn hypot(self, other: Self) -> Self {
         self.binary(Op::Hypot, other)
     }
+}
+
+/// Two indices in one integer, so that they travel in one register.
+#[inline(always)]
+fn pack(i: [u32; 2]) -> u64 {
+    i[0] as u64 | (i[1] as u64) << 32
+}
+
+/// What [`write_unshared`] returns when the two handles share an index and the result keeps
+/// the first's indices ([`SHARED_I`]) or the second's ([`SHARED_J`]): never a slot index
+/// (those are below 2^31).
+const SHARED_I: u32 = u32::MAX - 1;
+const SHARED_J: u32 = u32::MAX - 2;
+
+/// [`Var::combine`] for two handles of which one holds two pairs: writes one statement of their
+/// three or four operands and returns its index (`POISON` if it did not fit), unless they
+/// depend on two values only, which is returned as [`SHARED_I`] or [`SHARED_J`] (the partials
+/// then come from [`shared`]). `a`, `b` are the partials already multiplied by the local
+/// derivatives, `i`, `j` the packed indices, `counts` both pair counts (`nx | ny << 8`).
+///
+/// It takes and returns plain scalars, in registers: a handle or an array of two partials
+/// passed to an out-of-line function goes through memory, and the caller's handles then lived
+/// in memory too (by callgrind on `autograd-bench`'s `profile` example, 600 instructions per
+/// Rosenbrock term with a handle-taking `merge`, 559 with this).
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn write_unshared<S: Scalar>(
+    t: &TapeView<S>,
+    op: Op,
+    counts: u32,
+    value: S,
+    i: u64,
+    a0: S,
+    a1: S,
+    j: u64,
+    b0: S,
+    b1: S,
+) -> u32 {
+    let (nx, ny) = (counts as u8, (counts >> 8) as u8);
+    let (i, j) = (unpack(i), unpack(j));
+    match (nx, ny) {
+        (2, 1) if j[0] == i[0] || j[0] == i[1] => return SHARED_I,
+        (1, 2) if i[0] == j[0] || i[0] == j[1] => return SHARED_J,
+        (2, 2) if i == j || (i[0] == j[1] && i[1] == j[0]) => return SHARED_I,
+        _ => {}
+    }
+    let x = [(i[0], a0), (i[1], a1)];
+    let y = [(j[0], b0), (j[1], b1)];
+    t.push_merge(op, value, x, nx as usize, y, ny as usize)
+}
+
+/// The two partials of a result that [`write_unshared`] found to depend on two values only,
+/// in the order of the indices it kept. Arguments as [`write_unshared`].
+#[cold]
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn shared<S: Scalar>(counts: u32, i: u64, a0: S, a1: S, j: u64, b0: S, b1: S) -> [S; 2] {
+    let (nx, ny) = (counts as u8, (counts >> 8) as u8);
+    let (i, j) = (unpack(i), unpack(j));
+    match (nx, ny) {
+        (2, 1) if j[0] == i[0] => [a0 + b0, a1],
+        (2, 1) => [a0, a1 + b0],
+        (1, 2) if i[0] == j[0] => [a0 + b0, b1],
+        (1, 2) => [b0, a0 + b1],
+        _ if i == j => [a0 + b0, a1 + b1],
+        _ => [a0 + b1, a1 + b0],
+    }
+}
+
+/// The two indices of [`pack`].
+#[inline(always)]
+fn unpack(i: u64) -> [u32; 2] {
+    [i as u32, (i >> 32) as u32]
 }
 
 /// A target whose floating point is a library (soft-float ARM): there a multiplication costs far
