@@ -207,7 +207,14 @@ macro_rules! impl_float {
             }
             #[inline(always)]
             fn is_finite(self) -> bool {
-                <$t>::is_finite(self)
+                if cfg!(all(target_arch = "arm", target_abi = "eabi")) {
+                    // Soft float: a subtraction is a library call, a bit test is not.
+                    <$t>::is_finite(self)
+                } else {
+                    // `x - x` is 0 exactly for every finite `x` and NaN for infinities and NaN:
+                    // one subtraction and one compare, where the bit test needs two constants.
+                    self - self == 0.0
+                }
             }
             #[inline(always)]
             fn is_zero(self) -> bool {
