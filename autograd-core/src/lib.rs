@@ -70,6 +70,7 @@ mod error;
 #[cfg(autograd_fault_injection)]
 pub mod fault;
 mod finite_diff;
+mod fixed;
 mod function;
 mod gradient;
 mod hessian;
@@ -94,6 +95,7 @@ pub use dual::Dual;
 pub use dual_vec::DualVec;
 pub use error::{Error, TapeError};
 pub use finite_diff::{central_step, gradient_central, jacobian_central};
+pub use fixed::Q16;
 pub use function::{Function, VectorFunction};
 pub use gradient::{
     directional_derivative, gradient_forward, gradient_forward_vec, gradient_reverse,

@@ -1,0 +1,464 @@
+//! [`Q16`]: a Q16.16 fixed-point scalar, for parts without a floating-point unit.
+//!
+//! On a Cortex-M0 every `f32` operation is a software routine; a Q16.16 number is an `i32`
+//! counting 2^-16 steps, so addition is one instruction and multiplication one 32x32 -> 64
+//! product and a shift. `Q16` implements [`Scalar`], so the tape, the dual numbers, the drivers
+//! and `autograd-nn` run on it unchanged.
+//!
+//! **Overflow is never silent.** The one bit pattern `i32::MIN` is *poison*, fixed point's NaN:
+//! a result out of range (beyond ±32767.99998), a division by zero, a logarithm of zero or a
+//! square root of a negative number is poison, and every operation with a poisoned operand is
+//! poison. [`Scalar::is_finite`] is `false` for it, so everything that watches for NaN in
+//! floating point watches for it too: the tape writes it as a statement of its own (NaN
+//! provenance names the operation), `autograd-nn`'s trainer stops with `NotFinite` naming the
+//! step, the checks report it. Comparisons with poison are false, as with NaN.
+//!
+//! Rounding: `+`, `-` are exact; `*` and `/` round to nearest; the elementary functions compute
+//! in Q30 (or exactly, for `sqrt`, `cbrt`, `hypot`) and round once. Their measured error
+//! against `f64` is stated on each function in `fixed/funcs.rs` and checked by the tests there.
+//!
+//! ```
+//! use autograd_core::{Number, Q16, Scalar, Tape};
+//!
+//! let x = Q16::from_f64(1.5);
+//! assert_eq!((x * x).to_f64(), 2.25);
+//! assert!(!(Q16::from_f64(200.0) * Q16::from_f64(200.0)).is_finite()); // 40000: poison
+//!
+//! // The tape records Q16 as it records f32.
+//! let tape = Tape::<Q16, 16>::new();
+//! let v = tape.var(Q16::from_f64(3.0));
+//! let g = tape.backward(v * v + v)?.wrt(v);
+//! assert_eq!(g.to_f64(), 7.0);
+//! # Ok::<(), autograd_core::TapeError>(())
+//! ```
+
+use core::fmt;
+use core::iter::{Product, Sum};
+use core::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Sub, SubAssign};
+
+use crate::{math, Number, Scalar};
+
+mod funcs;
+
+/// A Q16.16 fixed-point number: an `i32` counting steps of 2^-16, range ±32767.99998, with
+/// `i32::MIN` as poison (see the [module docs](self)).
+#[derive(Clone, Copy, Default)]
+pub struct Q16(i32);
+
+/// The poison pattern.
+const POISON: i32 = i32::MIN;
+/// Fraction bits.
+const FRAC: u32 = 16;
+
+impl Q16 {
+    /// Poison: the result of an overflow or of an undefined operation.
+    pub const POISON: Q16 = Q16(POISON);
+    /// The largest value, 32767.99998.
+    pub const MAX: Q16 = Q16(i32::MAX);
+    /// The smallest value, -32767.99998.
+    pub const MIN: Q16 = Q16(-i32::MAX);
+    /// One step, 2^-16.
+    pub const STEP: Q16 = Q16(1);
+
+    /// The number whose bits are `bits` (`bits / 65536`; `i32::MIN` is poison).
+    ///
+    /// ```
+    /// use autograd_core::{Number, Q16};
+    /// assert_eq!(Q16::from_bits(98304).to_f64(), 1.5);
+    /// ```
+    pub const fn from_bits(bits: i32) -> Self {
+        Q16(bits)
+    }
+
+    /// The bits: the value times 65536.
+    pub const fn to_bits(self) -> i32 {
+        self.0
+    }
+
+    /// `true` for poison.
+    pub const fn is_poison(self) -> bool {
+        self.0 == POISON
+    }
+
+    /// The value of an `i64` count of 2^-16 steps, or poison if it is out of range.
+    #[inline]
+    fn checked(v: i64) -> Self {
+        if v > i32::MAX as i64 || v < -(i32::MAX as i64) {
+            Q16::POISON
+        } else {
+            Q16(v as i32)
+        }
+    }
+}
+
+impl Add for Q16 {
+    type Output = Q16;
+    #[inline]
+    fn add(self, rhs: Q16) -> Q16 {
+        if self.is_poison() || rhs.is_poison() {
+            return Q16::POISON;
+        }
+        Q16::checked(self.0 as i64 + rhs.0 as i64)
+    }
+}
+
+impl Sub for Q16 {
+    type Output = Q16;
+    #[inline]
+    fn sub(self, rhs: Q16) -> Q16 {
+        if self.is_poison() || rhs.is_poison() {
+            return Q16::POISON;
+        }
+        Q16::checked(self.0 as i64 - rhs.0 as i64)
+    }
+}
+
+impl Mul for Q16 {
+    type Output = Q16;
+    /// Rounded to nearest (halves up).
+    #[inline]
+    fn mul(self, rhs: Q16) -> Q16 {
+        if self.is_poison() || rhs.is_poison() {
+            return Q16::POISON;
+        }
+        let p = self.0 as i64 * rhs.0 as i64;
+        Q16::checked((p + (1 << (FRAC - 1))) >> FRAC)
+    }
+}
+
+impl Div for Q16 {
+    type Output = Q16;
+    /// Rounded to nearest (halves away from zero); division by zero is poison.
+    #[inline]
+    fn div(self, rhs: Q16) -> Q16 {
+        if self.is_poison() || rhs.is_poison() || rhs.0 == 0 {
+            return Q16::POISON;
+        }
+        Q16::checked(funcs::div_round((self.0 as i64) << FRAC, rhs.0 as i64))
+    }
+}
+
+impl Neg for Q16 {
+    type Output = Q16;
+    /// Exact (the range is symmetric; poison stays poison).
+    #[inline]
+    fn neg(self) -> Q16 {
+        if self.is_poison() {
+            self
+        } else {
+            Q16(-self.0)
+        }
+    }
+}
+
+macro_rules! assign_ops {
+    ($($Trait:ident $method:ident $op:tt),*) => {$(
+        impl $Trait for Q16 {
+            #[inline]
+            fn $method(&mut self, rhs: Q16) {
+                *self = *self $op rhs;
+            }
+        }
+    )*};
+}
+assign_ops!(AddAssign add_assign +, SubAssign sub_assign -, MulAssign mul_assign *, DivAssign div_assign /);
+
+/// Equal values are equal; poison equals nothing, itself included (as NaN).
+impl PartialEq for Q16 {
+    #[inline]
+    fn eq(&self, other: &Q16) -> bool {
+        !self.is_poison() && self.0 == other.0
+    }
+}
+
+/// Ordered by value; poison is unordered (as NaN).
+impl PartialOrd for Q16 {
+    #[inline]
+    fn partial_cmp(&self, other: &Q16) -> Option<core::cmp::Ordering> {
+        if self.is_poison() || other.is_poison() {
+            None
+        } else {
+            Some(self.0.cmp(&other.0))
+        }
+    }
+}
+
+impl Sum for Q16 {
+    fn sum<I: Iterator<Item = Q16>>(iter: I) -> Q16 {
+        iter.fold(Q16(0), |a, b| a + b)
+    }
+}
+impl<'a> Sum<&'a Q16> for Q16 {
+    fn sum<I: Iterator<Item = &'a Q16>>(iter: I) -> Q16 {
+        iter.fold(Q16(0), |a, b| a + *b)
+    }
+}
+impl Product for Q16 {
+    fn product<I: Iterator<Item = Q16>>(iter: I) -> Q16 {
+        iter.fold(Q16(1 << FRAC), |a, b| a * b)
+    }
+}
+impl<'a> Product<&'a Q16> for Q16 {
+    fn product<I: Iterator<Item = &'a Q16>>(iter: I) -> Q16 {
+        iter.fold(Q16(1 << FRAC), |a, b| a * *b)
+    }
+}
+
+/// The value as the nearest `f64` would print it (`poison` for poison).
+impl fmt::Display for Q16 {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_poison() {
+            f.write_str("poison")
+        } else {
+            fmt::Display::fmt(&self.to_f64(), f)
+        }
+    }
+}
+
+impl fmt::Debug for Q16 {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Q16({self})")
+    }
+}
+
+/// One-argument functions of [`funcs`] on the bits, poison in, poison out.
+#[inline]
+fn lift(x: Q16, f: impl FnOnce(i32) -> i64) -> Q16 {
+    if x.is_poison() {
+        Q16::POISON
+    } else {
+        Q16::checked(f(x.0))
+    }
+}
+
+/// Two-argument functions of [`funcs`] on the bits, poison in, poison out.
+#[inline]
+fn lift2(x: Q16, y: Q16, f: impl FnOnce(i32, i32) -> i64) -> Q16 {
+    if x.is_poison() || y.is_poison() {
+        Q16::POISON
+    } else {
+        Q16::checked(f(x.0, y.0))
+    }
+}
+
+impl Number for Q16 {
+    /// The nearest Q16.16 value (halves away from zero); poison if `c` is out of range or NaN.
+    #[inline]
+    fn from_f64(c: f64) -> Self {
+        let v = libm::round(c * 65536.0);
+        if v.is_nan() || v > i32::MAX as f64 || v < -(i32::MAX as f64) {
+            Q16::POISON
+        } else {
+            Q16(v as i32)
+        }
+    }
+    /// Exact (every Q16.16 value is an `f64`); NaN for poison.
+    #[inline]
+    fn to_f64(&self) -> f64 {
+        if self.is_poison() {
+            f64::NAN
+        } else {
+            self.0 as f64 / 65536.0
+        }
+    }
+    fn exp(self) -> Self {
+        lift(self, funcs::exp)
+    }
+    fn ln(self) -> Self {
+        lift(self, funcs::ln)
+    }
+    fn sqrt(self) -> Self {
+        lift(self, funcs::sqrt)
+    }
+    fn sin(self) -> Self {
+        lift(self, funcs::sin)
+    }
+    fn cos(self) -> Self {
+        lift(self, funcs::cos)
+    }
+    fn tan(self) -> Self {
+        lift(self, funcs::tan)
+    }
+    fn tanh(self) -> Self {
+        lift(self, funcs::tanh)
+    }
+    fn sigmoid(self) -> Self {
+        math::sigmoid(self)
+    }
+    fn relu(self) -> Self {
+        math::relu(self)
+    }
+    fn leaky_relu(self, slope: f64) -> Self {
+        math::leaky_relu(self, Q16::from_f64(slope))
+    }
+    fn abs(self) -> Self {
+        if self.0 < 0 {
+            -self
+        } else {
+            self
+        }
+    }
+    fn softplus(self) -> Self {
+        math::softplus(self)
+    }
+    /// Exponentiation by squaring, each product rounded; `x^0 = 1`, a negative `n` divides.
+    fn powi(self, n: i32) -> Self {
+        let mut base = if n < 0 { Q16::ONE / self } else { self };
+        let mut e = n.unsigned_abs();
+        let mut acc = Q16::ONE;
+        while e > 0 {
+            if e & 1 == 1 {
+                acc *= base;
+            }
+            e >>= 1;
+            if e > 0 {
+                base *= base;
+            }
+        }
+        if self.is_poison() {
+            Q16::POISON
+        } else {
+            acc
+        }
+    }
+    fn powf(self, c: f64) -> Self {
+        self.pow(Q16::from_f64(c))
+    }
+    fn pow(self, y: Self) -> Self {
+        lift2(self, y, funcs::pow)
+    }
+    fn max(self, other: Self) -> Self {
+        math::max(self, other)
+    }
+    fn min(self, other: Self) -> Self {
+        math::min(self, other)
+    }
+    fn atan(self) -> Self {
+        lift(self, funcs::atan)
+    }
+    fn asin(self) -> Self {
+        lift(self, funcs::asin)
+    }
+    fn acos(self) -> Self {
+        lift(self, funcs::acos)
+    }
+    fn sinh(self) -> Self {
+        lift(self, funcs::sinh)
+    }
+    fn cosh(self) -> Self {
+        lift(self, funcs::cosh)
+    }
+    fn log2(self) -> Self {
+        lift(self, funcs::log2)
+    }
+    fn log10(self) -> Self {
+        lift(self, funcs::log10)
+    }
+    fn exp2(self) -> Self {
+        lift(self, funcs::exp2)
+    }
+    fn cbrt(self) -> Self {
+        lift(self, funcs::cbrt)
+    }
+    fn atan2(self, x: Self) -> Self {
+        lift2(self, x, funcs::atan2)
+    }
+    fn hypot(self, other: Self) -> Self {
+        lift2(self, other, funcs::hypot)
+    }
+}
+
+impl Scalar for Q16 {
+    const ZERO: Self = Q16(0);
+    const ONE: Self = Q16(1 << FRAC);
+    /// One step, 2^-16: the spacing of the format (absolute, not relative as in floating point).
+    const EPSILON: f64 = 1.0 / 65536.0;
+
+    fn ln_1p(self) -> Self {
+        (Q16::ONE + self).ln()
+    }
+    /// `false` only for poison.
+    #[inline]
+    fn is_finite(self) -> bool {
+        !self.is_poison()
+    }
+    #[inline]
+    fn is_zero(self) -> bool {
+        self.0 == 0
+    }
+    fn sin_cos(self) -> (Self, Self) {
+        (self.sin(), self.cos())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn q(x: f64) -> Q16 {
+        Q16::from_f64(x)
+    }
+
+    #[test]
+    fn arithmetic_rounds_to_nearest_and_overflow_is_poison() {
+        assert_eq!((q(1.5) + q(2.25)).to_f64(), 3.75);
+        assert_eq!((q(1.5) - q(2.25)).to_f64(), -0.75);
+        assert_eq!((q(1.5) * q(-2.25)).to_f64(), -3.375);
+        assert_eq!((q(1.0) / q(4.0)).to_f64(), 0.25);
+        // 1/3 = 21845.33 steps: 21845.
+        assert_eq!((q(1.0) / q(3.0)).to_bits(), 21845);
+        // 2/3 = 43690.67 steps: 43691.
+        assert_eq!((q(2.0) / q(3.0)).to_bits(), 43691);
+        // (1.5 steps) * 1: a half step rounds up.
+        assert_eq!((Q16::from_bits(3) * q(0.5)).to_bits(), 2);
+        assert!((q(30000.0) + q(30000.0)).is_poison());
+        assert!((q(-30000.0) - q(30000.0)).is_poison());
+        assert!((q(200.0) * q(200.0)).is_poison());
+        assert!((q(1.0) / q(0.0)).is_poison());
+        assert!((q(1000.0) / q(0.001)).is_poison());
+        assert!(q(40000.0).is_poison());
+        assert!(q(f64::NAN).is_poison());
+        assert_eq!(q(32767.0).to_f64(), 32767.0);
+    }
+
+    #[test]
+    fn poison_spreads_and_compares_like_nan() {
+        let p = Q16::POISON;
+        for r in [
+            p + q(1.0),
+            q(1.0) - p,
+            p * q(0.0),
+            q(0.0) / p,
+            -p,
+            p.exp(),
+            p.abs(),
+        ] {
+            assert!(r.is_poison(), "{r:?}");
+        }
+        assert!(p != p);
+        assert!(p.partial_cmp(&q(0.0)).is_none());
+        assert_eq!(p.partial_cmp(&q(1.0)), None);
+        assert!(!p.is_finite() && q(3.0).is_finite());
+        assert!(p.to_f64().is_nan());
+        // Adding to the poison pattern must not make a number of it.
+        assert!((p + q(0.5)).is_poison());
+    }
+
+    #[test]
+    fn powi_is_repeated_multiplication() {
+        assert_eq!(q(2.0).powi(10).to_f64(), 1024.0);
+        assert_eq!(q(2.0).powi(-2).to_f64(), 0.25);
+        assert_eq!(q(-1.5).powi(3).to_f64(), -3.375);
+        assert_eq!(q(0.0).powi(0).to_f64(), 1.0);
+        assert!(q(2.0).powi(15).is_poison());
+        assert!(q(0.0).powi(-1).is_poison());
+        assert!(Q16::POISON.powi(0).is_poison());
+    }
+
+    #[test]
+    fn display_and_debug() {
+        assert_eq!(format!("{}", q(-2.5)), "-2.5");
+        assert_eq!(format!("{:?}", q(0.25)), "Q16(0.25)");
+        assert_eq!(format!("{}", Q16::POISON), "poison");
+    }
+}
