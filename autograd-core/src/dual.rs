@@ -359,9 +359,10 @@ macro_rules! dual_rules {
             }
             #[inline]
             fn log2(self) -> Self {
-                // log2 x = ln x / ln 2.
+                // log2 x = ln x / ln 2. (1 / x) / ln 2, not 1 / (x ln 2): in fixed point the
+                // product x ln 2 of a small x keeps few digits.
                 let ln2 = S::from_f64(core::f64::consts::LN_2);
-                self.chain_guarded(self.re.log2(), S::ONE / (self.re * ln2))
+                self.chain_guarded(self.re.log2(), S::ONE / self.re / ln2)
             }
             #[inline]
             fn log10(self) -> Self {

@@ -110,10 +110,11 @@ impl Add for Q16 {
     type Output = Q16;
     #[inline]
     fn add(self, rhs: Q16) -> Q16 {
-        if self.is_poison() || rhs.is_poison() {
-            return Q16::POISON;
+        // An exact i32::MIN result is out of the symmetric range: poison, as it should be.
+        match self.0.checked_add(rhs.0) {
+            Some(v) if !self.is_poison() && !rhs.is_poison() => Q16(v),
+            _ => Q16::POISON,
         }
-        Q16::checked(self.0 as i64 + rhs.0 as i64)
     }
 }
 
@@ -121,23 +122,26 @@ impl Sub for Q16 {
     type Output = Q16;
     #[inline]
     fn sub(self, rhs: Q16) -> Q16 {
-        if self.is_poison() || rhs.is_poison() {
-            return Q16::POISON;
+        match self.0.checked_sub(rhs.0) {
+            Some(v) if !self.is_poison() && !rhs.is_poison() => Q16(v),
+            _ => Q16::POISON,
         }
-        Q16::checked(self.0 as i64 - rhs.0 as i64)
     }
 }
 
 impl Mul for Q16 {
     type Output = Q16;
-    /// Rounded to nearest (halves up).
+    /// Rounded to nearest (halves away from zero, as division).
     #[inline]
     fn mul(self, rhs: Q16) -> Q16 {
         if self.is_poison() || rhs.is_poison() {
             return Q16::POISON;
         }
-        let p = self.0 as i64 * rhs.0 as i64;
-        Q16::checked((p + (1 << (FRAC - 1))) >> FRAC)
+        match funcs::mul_magnitudes(self.0.unsigned_abs(), rhs.0.unsigned_abs()) {
+            Some(m) if (self.0 ^ rhs.0) < 0 => Q16(-(m as i32)),
+            Some(m) => Q16(m as i32),
+            None => Q16::POISON,
+        }
     }
 }
 
@@ -260,11 +264,27 @@ impl Number for Q16 {
     /// The nearest Q16.16 value (halves away from zero); poison if `c` is out of range or NaN.
     #[inline]
     fn from_f64(c: f64) -> Self {
-        let v = libm::round(c * 65536.0);
-        if v.is_nan() || v > i32::MAX as f64 || v < -(i32::MAX as f64) {
-            Q16::POISON
-        } else {
-            Q16(v as i32)
+        // round(c 2^16) on the bits, so a part without an FPU needs no float routine here:
+        // c = m 2^(e - 1075) with m the 53-bit significand, so c 2^16 = m / 2^(1059 - e).
+        let bits = c.to_bits();
+        let e = ((bits >> 52) & 0x7FF) as i32;
+        if e == 0x7FF {
+            return Q16::POISON; // NaN or infinite
+        }
+        let shift = 1059 - e;
+        if shift >= 64 || e == 0 {
+            return Q16(0); // below 2^-17 (zero and subnormals included): rounds to 0
+        }
+        if shift < 22 {
+            return Q16::POISON; // at least 2^52 / 2^21 = 2^31 steps
+        }
+        let m = (bits & ((1 << 52) - 1)) | (1 << 52);
+        // Round half away from zero, as `f64::round`.
+        let v = (m + (1 << (shift - 1))) >> shift;
+        match i32::try_from(v) {
+            Ok(v) if bits >> 63 == 1 => Q16(-v),
+            Ok(v) => Q16(v),
+            Err(_) => Q16::POISON,
         }
     }
     /// Exact (every Q16.16 value is an `f64`); NaN for poison.
@@ -272,8 +292,11 @@ impl Number for Q16 {
     fn to_f64(&self) -> f64 {
         if self.is_poison() {
             f64::NAN
+        } else if self.0 == 0 {
+            0.0
         } else {
-            self.0 as f64 / 65536.0
+            // The integer's f64 with 16 taken off its exponent (|x| >= 1: normal, exact).
+            f64::from_bits((self.0 as f64).to_bits() - (16 << 52))
         }
     }
     fn exp(self) -> Self {
@@ -412,6 +435,106 @@ mod tests {
 
     fn q(x: f64) -> Q16 {
         Q16::from_f64(x)
+    }
+
+    /// A reproducible stream of 64-bit patterns (SplitMix64).
+    fn patterns(mut s: u64) -> impl Iterator<Item = u64> {
+        core::iter::from_fn(move || {
+            s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = s;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            Some(z ^ (z >> 31))
+        })
+    }
+
+    #[test]
+    fn conversions_from_f64_are_round_of_c_times_65536() {
+        // The reference: the float computation the bit-level conversion replaces.
+        let reference = |c: f64| {
+            let v = (c * 65536.0).round();
+            if v.is_nan() || v.abs() > i32::MAX as f64 {
+                None
+            } else {
+                Some(v as i32)
+            }
+        };
+        let bits = patterns(1).take(200_000);
+        // Values near the range's scale (any exponent from 2^-20 to 2^16), and raw patterns.
+        let scaled = patterns(2)
+            .take(200_000)
+            .map(|b| f64::from_bits((b & !(0x7FF << 52)) | ((1003 + b % 36) << 52)));
+        let edges = [
+            0.0,
+            -0.0,
+            0.5 / 65536.0,
+            -0.5 / 65536.0,
+            1.5 / 65536.0,
+            2.5 / 65536.0,
+            32767.99998,
+            32767.999992370605,
+            -32767.999992370605,
+            32768.0,
+            -32768.0,
+            f64::MIN_POSITIVE,
+            5e-324,
+            f64::MAX,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+        ];
+        for c in bits.map(f64::from_bits).chain(scaled).chain(edges) {
+            let got = Q16::from_f64(c);
+            match reference(c) {
+                Some(v) => assert_eq!(got.to_bits(), v, "{c:e}"),
+                None => assert!(got.is_poison(), "{c:e}: {got:?}"),
+            }
+            if !got.is_poison() {
+                assert_eq!(got.to_f64(), got.to_bits() as f64 / 65536.0, "{c:e}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_products_and_quotients_by_parts_are_exact() {
+        let reference = |a: u32, b: u32| {
+            let v = (a as u64 * b as u64 + (1 << 15)) >> 16;
+            (v <= i32::MAX as u64).then_some(v as u32)
+        };
+        let magnitudes = [
+            0,
+            1,
+            0x7FFF,
+            0x8000,
+            0xFFFF,
+            0x10000,
+            0x7FFF_FFFF,
+            0x00B5_04F3,
+        ];
+        for a in magnitudes {
+            for b in magnitudes {
+                assert_eq!(funcs::mul_magnitudes(a, b), reference(a, b), "{a} {b}");
+                assert_eq!(funcs::mul_magnitudes_by_halves(a, b), reference(a, b));
+            }
+        }
+        for p in patterns(3).take(100_000) {
+            let (a, b) = (p as i32, (p >> 32) as i32);
+            for shift in [0, 8, 12, 16] {
+                let (a, b) = (a.unsigned_abs() >> shift, b.unsigned_abs() >> shift);
+                assert_eq!(funcs::mul_magnitudes(a, b), reference(a, b), "{a} {b}");
+                assert_eq!(funcs::mul_magnitudes_by_halves(a, b), reference(a, b));
+            }
+            // n < d < 2^31: the restoring division rounds as the 64-bit one does.
+            let d = (p >> 33) as i64 + 1;
+            let n = (p as u32 >> 1) as i64 % d;
+            for bits in [16, 30] {
+                assert_eq!(
+                    funcs::div_below_one(n, d, bits),
+                    funcs::div_round(n << bits, d),
+                    "{n} / {d} at {bits} bits"
+                );
+            }
+        }
     }
 
     #[test]

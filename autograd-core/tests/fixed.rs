@@ -54,7 +54,15 @@ fn worst(
 }
 
 /// `(name, lo, hi, function, exact, relative, bound in steps)`.
-type Case = (&'static str, f64, f64, fn(Q16) -> Q16, fn(f64) -> f64, bool, f64);
+type Case = (
+    &'static str,
+    f64,
+    f64,
+    fn(Q16) -> Q16,
+    fn(f64) -> f64,
+    bool,
+    f64,
+);
 
 #[test]
 fn elementary_functions_against_f64() {

@@ -3,6 +3,7 @@
 use cortex_m_semihosting::hprintln;
 
 /// Pass/fail counts; every failure is printed with what was expected.
+#[derive(Default)]
 pub struct Report {
     passed: u32,
     failed: u32,

@@ -1,35 +1,20 @@
-//! The seed lesson's XOR network trained on the device with autograd-nn: an MLP [2, 4, 1] with
-//! tanh units, the sum of squared errors over the four patterns (targets -1/1), plain SGD with
-//! lr 0.05, weights uniform in (-1, 1) and biases 0 (seed 42).
+//! The seed lesson's XOR network (`setup.rs`) trained on the device in `f32` with autograd-nn,
+//! and the same steps written by hand on the core as a baseline.
 //!
 //! Training stops at the first step after which every prediction has the target's sign with a
 //! margin (`pred * target > 0.5`), so a lucky near-zero output does not count as learned.
 
-use autograd_core::{NodeId, Number, TapeError, Var};
+use autograd_core::{NodeId, TapeError, Var};
 use autograd_nn::data::{self, Sample};
-use autograd_nn::{
-    Activation, Init, LearningRate, Mlp, NnError, Objective, Optimizer, Reduction, Rng, Sgd,
-    SquaredError, Trainer,
-};
+use autograd_nn::{Init, LearningRate, NnError, Optimizer, Rng, Sgd, Trainer};
 use cortex_m_semihosting::hprintln;
 
 use crate::report::Report;
 use crate::timer::InstructionCounter;
 use crate::DeviceTape;
 
-/// The lesson's network: 2 inputs, 4 tanh hidden units, 1 tanh output.
-pub const XOR: Mlp<3> = Mlp::new([2, 4, 1], Activation::Tanh, Activation::Tanh);
-/// 4 * (2 + 1) + (4 + 1).
-pub const PARAMS: usize = XOR.param_count();
-/// The lesson's loss: the sum (not the mean) of squared errors.
-pub fn objective() -> Objective<SquaredError, 3> {
-    Objective::new(XOR, SquaredError).with_reduction(Reduction::Sum)
-}
-const LEARNING_RATE: f64 = 0.05;
-/// Every prediction on the target's side of 0, by at least this.
-const MARGIN: f32 = 0.5;
-/// Give up after this many steps (a failure).
-const MAX_STEPS: u32 = 2000;
+use crate::setup::{fnv1a, LEARNING_RATE, MARGIN, MAX_STEPS};
+pub use crate::setup::{loss, objective, PARAMS, XOR};
 
 /// Weights uniform in (-1, 1), biases 0, from autograd-nn's seeded generator.
 pub fn initial_parameters() -> [f32; PARAMS] {
@@ -37,13 +22,6 @@ pub fn initial_parameters() -> [f32; PARAMS] {
     XOR.init(&mut p, Init::Uniform, &mut Rng::new(42))
         .expect("PARAMS is the network's parameter count");
     p
-}
-
-/// The objective at `params` on the four XOR patterns, in any number type (NaN on error).
-pub fn loss<T: Number>(params: &[T; PARAMS]) -> T {
-    objective()
-        .evaluate(params, &data::xor())
-        .unwrap_or_else(|_| T::from_f64(f64::NAN))
 }
 
 fn predict(params: &[f32; PARAMS], x: [f64; 2]) -> f32 {
@@ -75,15 +53,6 @@ pub struct XorResult {
     /// FNV-1a of the trained parameters' bits: `cargo xtask firmware` repeats the same steps on
     /// the host and compares, so every part (and the host) must compute the same bits.
     pub params_fnv1a: u64,
-}
-
-/// 64-bit FNV-1a over the parameters' little-endian bytes.
-pub fn fnv1a(params: &[f32]) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in params.iter().flat_map(|p| p.to_bits().to_le_bytes()) {
-        hash = (hash ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    hash
 }
 
 /// Trains until every sign is right, timing each step (gradient on the tape + SGD update) in
@@ -128,7 +97,7 @@ pub fn train(tape: &mut DeviceTape, timer: &InstructionCounter, report: &mut Rep
         Ok(())
     })();
     result.stack_peak = crate::stack::peak();
-    result.params_fnv1a = fnv1a(&params);
+    result.params_fnv1a = fnv1a(params.iter().map(|p| p.to_bits()));
     if let Err(e) = outcome {
         hprintln!("FAIL xor training: {}", e);
         report.check(false, "xor: training ran");

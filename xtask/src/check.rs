@@ -187,6 +187,9 @@ fn parse(args: &[String]) -> Result<Option<Options>, String> {
 pub enum Skip {
     /// The reference value is not finite: the point is outside the function's domain.
     Undefined,
+    /// (Fixed point.) The point is not a number of the type (beyond Q16's range, or a nonzero
+    /// coordinate that rounds to 0): there is nothing at it to judge.
+    Unrepresentable,
     /// The reference derivative is not finite where the result is of another class.
     ReferenceNonFinite,
     /// (Finite differences only.) Both sides agree on a non-finite derivative.
@@ -200,6 +203,7 @@ impl Skip {
     fn name(self) -> &'static str {
         match self {
             Skip::Undefined => "undefined",
+            Skip::Unrepresentable => "unrepresentable",
             Skip::ReferenceNonFinite => "reference-non-finite",
             Skip::NonFinite => "non-finite",
             Skip::NearKink => "near-kink",

@@ -1,9 +1,11 @@
 //! `cargo xtask firmware`: the firmware crate (`firmware/`) built for each Cortex-M target and
 //! run under QEMU, with a timeout, as the device-side check of the library.
 //!
-//! For each target: build (release), check the ELFs are not empty, run the device test suite
-//! (it exits with success only if every derivative check and XOR training passed), run the
-//! README's minimal embedding, and run the suite again in each selftest mode (a panic, a fault,
+//! For each target: build (release), check the ELFs are not empty, run the device test suite,
+//! the gradient checks and the XOR training in Q16.16 fixed point (each exits with success only
+//! if every check passed; the trained XOR parameters, in `f32` and in Q16, must equal the same
+//! steps run on the host bit for bit), run the README's minimal embedding in `f32` and in Q16,
+//! and run the suite again in each selftest mode (a panic, a fault,
 //! a 0.1% wrong derivative, a hang), each of which must make the run fail. The QEMU command
 //! line of each target is read from `firmware/.cargo/config.toml` (the `runner` lines), so
 //! `cargo run --release --target <T>` in `firmware/` runs exactly what this task runs.
@@ -46,9 +48,14 @@ pub const BOARDS: [Board; 3] = [
     },
 ];
 
-/// The device test suite and the README's minimal embedding (binaries of `firmware/`).
+/// The device test suite (seeds' examples, XOR in `f32`), the gradient checks, the XOR training
+/// in Q16.16 (binaries of `firmware/` that print `metric` lines and `RESULT PASS`), and the
+/// README's minimal embedding in `f32` and in Q16.16 (exit code only, for their footprint).
 const SUITE: &str = "autograd-firmware";
+const GRADIENT_CHECKS: &str = "gradient-checks";
+const XOR_Q16: &str = "xor-q16";
 const MINIMAL: &str = "minimal";
+const MINIMAL_Q16: &str = "minimal-q16";
 
 /// Runs the task with its arguments.
 pub fn run(args: &[String]) -> Result<ExitCode, String> {

@@ -63,10 +63,65 @@ fn shr_round(v: i64, s: u32) -> i64 {
     (v + (1 << (s - 1))) >> s
 }
 
+/// Armv6-M (Cortex-M0/M0+) has no 32 x 32 -> 64 multiply: an `i64` product there is a call to
+/// a routine that multiplies 64-bit operands, which [`mul_magnitudes_by_halves`] avoids.
+const NO_LONG_MULTIPLY: bool = cfg!(all(target_arch = "arm", not(target_feature = "thumb2")));
+
+/// `round(a b / 2^16)` (halves up) for magnitudes below 2^31, or `None` if that is 2^31 or more:
+/// the magnitude of a Q16 product. Exact on every target; on Armv6-M from four 16 x 16 -> 32
+/// products (`a b / 2^16 = a1 b1 2^16 + a1 b0 + a0 b1 + a0 b0 / 2^16`), elsewhere from one 64-bit
+/// product.
+#[inline]
+pub(super) fn mul_magnitudes(a: u32, b: u32) -> Option<u32> {
+    if NO_LONG_MULTIPLY {
+        return mul_magnitudes_by_halves(a, b);
+    }
+    let v = (u64::from(a) * u64::from(b) + (1 << 15)) >> 16;
+    u32::try_from(v).ok().filter(|&v| v <= i32::MAX as u32)
+}
+
+/// [`mul_magnitudes`] without a 64-bit product (tested on every target, used on Armv6-M).
+#[inline]
+pub(super) fn mul_magnitudes_by_halves(a: u32, b: u32) -> Option<u32> {
+    let (a0, a1, b0, b1) = (a & 0xFFFF, a >> 16, b & 0xFFFF, b >> 16);
+    // a1, b1 < 2^15: a1 b1 < 2^30, each cross product < 2^31, a0 b0 + 2^15 < 2^32.
+    let hi = a1 * b1;
+    if hi >= 1 << 15 {
+        return None;
+    }
+    let v = (hi << 16)
+        .checked_add(a1 * b0 + a0 * b1)?
+        .checked_add((a0 * b0 + (1 << 15)) >> 16)?;
+    (v <= i32::MAX as u32).then_some(v)
+}
+
 /// Product of two Q30 numbers (each below 2^32 in magnitude), rounded.
 #[inline]
 fn mul30(a: i64, b: i64) -> i64 {
     shr_round(a * b, 30)
+}
+
+/// `n 2^bits / d` rounded to nearest for `0 <= n <= d <= 2^31`, by restoring division: on a part
+/// without a divide instruction, a few instructions per bit instead of a 64-bit division routine.
+#[inline]
+pub(super) fn div_below_one(n: i64, d: i64, bits: u32) -> i64 {
+    debug_assert!(0 <= n && n <= d && d <= 1 << 31);
+    if n == d {
+        return 1 << bits;
+    }
+    let (mut r, d) = (n as u32, d as u32);
+    let mut q = 0u32;
+    for _ in 0..bits {
+        // r < d <= 2^31, so 2r fits.
+        r <<= 1;
+        q <<= 1;
+        if r >= d {
+            r -= d;
+            q |= 1;
+        }
+    }
+    // Round half up: the remainder is at least half the divisor.
+    i64::from(q) + i64::from(r >= d - r)
 }
 
 /// `n / d` rounded to nearest, halves away from zero (`d != 0`).
@@ -303,7 +358,8 @@ pub(super) fn tan(x: i32) -> i64 {
 pub(super) fn tanh(x: i32) -> i64 {
     let a = (x.unsigned_abs() as i64) << 14;
     let t = exp_bits(-2 * a, 30);
-    let r = div_round((ONE30 - t) << 16, ONE30 + t);
+    // t = e^(-2|x|) is in [0, 1], so the quotient is at most 1.
+    let r = div_below_one(ONE30 - t, ONE30 + t, 16);
     if x < 0 {
         -r
     } else {

@@ -6,7 +6,7 @@ use std::cell::RefCell;
 use std::fmt::Write as _;
 
 use autograd_core::{
-    gradient_forward, gradient_reverse, Function, Scalar, Tape, TapeView, Tolerance,
+    gradient_forward, gradient_reverse, Function, Number, Scalar, Tape, TapeView, Tolerance, Q16,
 };
 
 use super::{Error, Outcome, Skip};
@@ -124,7 +124,23 @@ pub fn scaled(t: Tolerance, reference: &[f64]) -> Tolerance {
 /// A scalar type the suites check in, with a per-thread tape and its tolerances.
 pub trait CheckScalar: Scalar + Send + Sync {
     const NAME: &'static str;
+    /// The absolute error an exact, hand-derived answer is allowed (none in floating point).
+    const ABS_FLOOR: f64 = 0.0;
+    /// Fixed point: a point beyond the range, or a nonzero one that rounds to 0, is not judged.
+    const FIXED_POINT: bool = false;
     fn with_tape<R>(f: impl FnOnce(&mut TapeView<Self>) -> R) -> R;
+    /// Between two exact modes, or a mode and an exact reference.
+    fn between() -> Tolerance {
+        Tolerance::between_modes::<Self>()
+    }
+    /// Against Richardson-extrapolated differences in `f64`.
+    fn against_differences() -> Tolerance {
+        Tolerance::finite_differences::<Self>()
+    }
+    /// A reference value as this type must give it: NaN (the type's poison) beyond its range.
+    fn in_range(v: f64) -> f64 {
+        v
+    }
 }
 
 const TAPE_NODES: usize = 1 << 16;
@@ -132,6 +148,7 @@ const TAPE_NODES: usize = 1 << 16;
 thread_local! {
     static TAPE_F64: RefCell<Box<Tape<f64, TAPE_NODES>>> = RefCell::new(Box::new(Tape::new()));
     static TAPE_F32: RefCell<Box<Tape<f32, TAPE_NODES>>> = RefCell::new(Box::new(Tape::new()));
+    static TAPE_Q16: RefCell<Box<Tape<Q16, TAPE_NODES>>> = RefCell::new(Box::new(Tape::new()));
 }
 
 impl CheckScalar for f64 {
@@ -145,6 +162,35 @@ impl CheckScalar for f32 {
     const NAME: &'static str = "f32";
     fn with_tape<R>(f: impl FnOnce(&mut TapeView<Self>) -> R) -> R {
         TAPE_F32.with(|t| f(&mut t.borrow_mut()))
+    }
+}
+
+/// Q16.16 fixed point, with its own tolerance: its error is absolute (steps of 2^-16), not
+/// relative. A single operation's result and each partial are rounded once or twice (at most
+/// 0.5 to 3 steps, `autograd-core/tests/fixed.rs`); a seed example's gradient goes through up to
+/// a dozen roundings, some amplified by the values they multiply. 16 steps (2.4e-4), scaled by
+/// the reference's size like the floating-point tolerances, and 2^-12 relative leave room for
+/// that, while a wrong rule (off by O(1)) still fails. A reference beyond ±32767.99998 must come
+/// out as poison: a finite number there is an overflow gone silent, and fails.
+impl CheckScalar for Q16 {
+    const NAME: &'static str = "Q16";
+    const ABS_FLOOR: f64 = 16.0 / 65536.0;
+    const FIXED_POINT: bool = true;
+    fn with_tape<R>(f: impl FnOnce(&mut TapeView<Self>) -> R) -> R {
+        TAPE_Q16.with(|t| f(&mut t.borrow_mut()))
+    }
+    fn between() -> Tolerance {
+        Tolerance::new(Self::ABS_FLOOR, 1.0 / 4096.0)
+    }
+    fn against_differences() -> Tolerance {
+        Self::between()
+    }
+    fn in_range(v: f64) -> f64 {
+        if v.abs() > Q16::MAX.to_f64() {
+            f64::NAN
+        } else {
+            v
+        }
     }
 }
 
@@ -232,10 +278,27 @@ pub fn gradient_case<S: CheckScalar, F: Function + ?Sized>(
 
     // Values: each mode against the reference value, within the reference's absolute tolerance
     // where it has a larger one (a value printed to four decimals).
-    let between = Tolerance::between_modes::<S>();
+    let between = S::between();
     let tolerance = reference.and_then(|r| r.tolerance).map_or(between, |t| {
         Tolerance::new(t.atol.max(between.atol), between.rtol)
     });
+    if S::in_range(value).is_nan() {
+        // Beyond the type's range (fixed point): the value must be poison in both modes, and so
+        // the gradient; a number there is an overflow gone silent.
+        if rev_value.is_finite() || fwd_value.is_finite() {
+            outcome.failure = Some(format!(
+                "{}
+  the value {value:e} is beyond {}'s range, but reverse mode gives \
+                 {rev_value:e} and forward mode {fwd_value:e}: an overflow gone silent",
+                header(),
+                S::NAME
+            ));
+        } else {
+            outcome.non_finite_agreed = true;
+            outcome.fd_skipped = Some(Skip::NonFinite);
+        }
+        return outcome;
+    }
     for (mode, v) in [("reverse", rev_value), ("forward", fwd_value)] {
         if let Verdict::Differ { .. } = judge(&[v], &[value], scaled(tolerance, &[value])) {
             outcome.failure = Some(format!(
@@ -250,9 +313,10 @@ pub fn gradient_case<S: CheckScalar, F: Function + ?Sized>(
     let [first, second] = labels(reference);
     let mut comparisons = vec![(first, "reverse", &rev64, fwd64.clone(), "forward")];
     if let Some(r) = reference {
-        comparisons[0].3 = r.gradient.clone();
+        let in_range: Vec<f64> = r.gradient.iter().map(|&g| S::in_range(g)).collect();
+        comparisons[0].3 = in_range.clone();
         comparisons[0].4 = r.label;
-        comparisons.push((second, "forward", &fwd64, r.gradient.clone(), r.label));
+        comparisons.push((second, "forward", &fwd64, in_range, r.label));
     }
     let stated = reference.and_then(|r| r.tolerance);
     let mut agreed_non_finite = false;
@@ -325,7 +389,7 @@ pub fn gradient_case<S: CheckScalar, F: Function + ?Sized>(
         &mut outcome,
         &rev64,
         &fd,
-        Tolerance::finite_differences::<S>(),
+        S::against_differences(),
         &|i, fd| {
             format!(
                 "{}\n  reverse vs finite differences differ at index {i}\n  reverse = {}\n  central = {}",

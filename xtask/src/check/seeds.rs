@@ -1,9 +1,9 @@
 //! The `seeds` suite: the seeds' worked examples (the core's `testkit::EXAMPLES`, numbers from
-//! the documents or derived by hand from them), in `f64` and `f32`, and micrograd's README
-//! expression in `f64`.
+//! the documents or derived by hand from them), in `f64`, `f32` and Q16.16 fixed point, and
+//! micrograd's README expression in `f64`.
 
 use autograd_core::testkit::{Example, EXAMPLES, MICROGRAD};
-use autograd_core::Tolerance;
+use autograd_core::{Tolerance, Q16};
 
 use super::judge::{gradient_case, CheckScalar, Reference};
 use super::{Case, Suite};
@@ -23,8 +23,8 @@ fn reference_case<S: CheckScalar>(example: &'static Example) -> Case {
                 value: example.value,
                 gradient: example.gradient.to_vec(),
                 tolerance: Some(Tolerance::new(
-                    example.tolerance,
-                    Tolerance::between_modes::<S>().rtol,
+                    example.tolerance.max(S::ABS_FLOOR),
+                    S::between().rtol,
                 )),
                 never_skip: true,
             };
@@ -44,6 +44,7 @@ pub fn cases() -> Vec<Case> {
     for example in &EXAMPLES {
         cases.push(reference_case::<f64>(example));
         cases.push(reference_case::<f32>(example));
+        cases.push(reference_case::<Q16>(example));
     }
     cases.push(reference_case::<f64>(&MICROGRAD));
     cases

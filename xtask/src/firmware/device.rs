@@ -1,15 +1,18 @@
-//! One board's run: the device test suite (its `metric key=value` lines read into the row, its
-//! XOR parameters compared with the same training on the host), the minimal embedding, and the
-//! selftests that must fail.
+//! One board's run: the binaries that check (the device test suite, the gradient checks, the XOR
+//! training in Q16; their `metric key=value` lines read into the row, their XOR parameters
+//! compared with the same training on the host), the minimal embeddings, and the selftests that
+//! must fail.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
+use autograd_core::{Scalar, Q16};
+
 use super::build::{sizes, Sizes};
 use super::options::Options;
 use super::qemu::run_qemu;
-use super::{Board, MINIMAL, SUITE};
+use super::{Board, GRADIENT_CHECKS, MINIMAL, MINIMAL_Q16, SUITE, XOR_Q16};
 
 /// How a selftest run must end.
 #[derive(Clone, Copy, PartialEq)]
@@ -37,12 +40,16 @@ pub struct Row {
     pub core: &'static str,
     pub suite_size: Sizes,
     pub minimal_size: Sizes,
+    pub minimal_q16_size: Sizes,
     pub metrics: BTreeMap<String, String>,
     pub suite_passed: bool,
     pub minimal_passed: bool,
+    pub minimal_q16_passed: bool,
     pub selftests_passed: usize,
     /// Whether the trained XOR parameters equal the host's (None: not reported).
     pub same_bits_as_host: Option<bool>,
+    /// The same for the Q16 training.
+    pub q16_same_bits_as_host: Option<bool>,
     pub seconds: f64,
     pub problems: Vec<String>,
 }
@@ -65,11 +72,14 @@ pub fn run_board(
         core: board.core,
         suite_size: Sizes::default(),
         minimal_size: Sizes::default(),
+        minimal_q16_size: Sizes::default(),
         metrics: BTreeMap::new(),
         suite_passed: false,
         minimal_passed: false,
+        minimal_q16_passed: false,
         selftests_passed: 0,
         same_bits_as_host: None,
+        q16_same_bits_as_host: None,
         seconds: 0.0,
         problems: Vec::new(),
     };
@@ -80,9 +90,10 @@ pub fn run_board(
 
     row.suite_size = sizes(&elf(SUITE))?;
     row.minimal_size = sizes(&elf(MINIMAL))?;
-    for (bin, size) in [(SUITE, row.suite_size), (MINIMAL, row.minimal_size)] {
+    row.minimal_q16_size = sizes(&elf(MINIMAL_Q16))?;
+    for bin in [SUITE, GRADIENT_CHECKS, XOR_Q16, MINIMAL, MINIMAL_Q16] {
         // Without cortex-m-rt's link script an ARM binary links "successfully" into nothing.
-        if size.text == 0 {
+        if sizes(&elf(bin))?.text == 0 {
             row.problems
                 .push(format!("{bin}: empty ELF (text = 0): was -Tlink.x passed?"));
         }
@@ -91,63 +102,95 @@ pub fn run_board(
         return Ok(row);
     }
 
-    let suite = run_qemu(runner, &elf(SUITE), None, options.timeout)?;
-    row.seconds += suite.seconds;
-    for line in suite.output.lines() {
-        if let Some((k, v)) = line.strip_prefix("metric ").and_then(|m| m.split_once('=')) {
-            row.metrics.insert(k.to_string(), v.to_string());
-        } else if !line.starts_with("Timer with period zero") {
-            // (QEMU's lm3s6965evb model prints that line about a timer the firmware never uses.)
-            println!("  {line}");
-        }
-    }
-    let reported_pass = suite.output.lines().any(|l| l == "RESULT PASS");
-    let no_failed_checks = row.metrics.get("checks_failed").map(String::as_str) == Some("0");
-    row.suite_passed = suite.passed() && reported_pass && no_failed_checks;
-    if !row.suite_passed {
-        row.problems.push(format!(
-            "device test suite: {}{}",
-            suite.describe(),
-            if reported_pass {
-                ""
-            } else {
-                ", no RESULT PASS"
+    // The binaries that check: each must print RESULT PASS and report no failed check; their
+    // check counts add up, their other metrics have names of their own.
+    row.suite_passed = true;
+    let (mut passed, mut failed) = (0u64, 0u64);
+    for bin in [SUITE, GRADIENT_CHECKS, XOR_Q16] {
+        let run = run_qemu(runner, &elf(bin), None, options.timeout)?;
+        row.seconds += run.seconds;
+        let mut metrics = BTreeMap::new();
+        for line in run.output.lines() {
+            if let Some((k, v)) = line.strip_prefix("metric ").and_then(|m| m.split_once('=')) {
+                metrics.insert(k.to_string(), v.to_string());
+            } else if !line.starts_with("Timer with period zero") {
+                // (QEMU's lm3s6965evb model prints that line about a timer the firmware never
+                // uses.)
+                println!("  {line}");
             }
-        ));
-    }
-
-    // The device's trained XOR parameters must be the host's, bit for bit.
-    if let (Some(steps), Some(device)) = (
-        row.metrics.get("xor_steps").and_then(|s| s.parse().ok()),
-        row.metrics.get("xor_params_fnv1a"),
-    ) {
-        let host = format!("{:016x}", host_xor_fnv1a(steps)?);
-        row.same_bits_as_host = Some(*device == host);
-        if *device != host {
+        }
+        let count = |k: &str| metrics.get(k).and_then(|v| v.parse::<u64>().ok());
+        let reported_pass = run.output.lines().any(|l| l == "RESULT PASS");
+        let ok = run.passed() && reported_pass && count("checks_failed") == Some(0);
+        passed += count("checks_passed").unwrap_or(0);
+        failed += count("checks_failed").unwrap_or(0);
+        if !ok {
+            row.suite_passed = false;
             row.problems.push(format!(
-                "XOR parameters after {steps} steps differ from the host's (FNV-1a {device} on \
-                 the device, {host} on the host)"
+                "{bin}: {}{}",
+                run.describe(),
+                if reported_pass {
+                    ""
+                } else {
+                    ", no RESULT PASS"
+                }
             ));
         }
+        row.metrics.extend(metrics);
+    }
+    row.metrics
+        .insert("checks_passed".into(), passed.to_string());
+    row.metrics
+        .insert("checks_failed".into(), failed.to_string());
+
+    // The device's trained XOR parameters must be the host's, bit for bit, in f32 and in Q16.
+    for (steps_key, hash_key, host, same) in [
+        (
+            "xor_steps",
+            "xor_params_fnv1a",
+            host_xor_fnv1a::<f32> as fn(usize) -> Result<u64, String>,
+            &mut row.same_bits_as_host,
+        ),
+        (
+            "xor_q16_steps",
+            "xor_q16_params_fnv1a",
+            host_xor_fnv1a::<Q16>,
+            &mut row.q16_same_bits_as_host,
+        ),
+    ] {
+        if let (Some(steps), Some(device)) = (
+            row.metrics.get(steps_key).and_then(|s| s.parse().ok()),
+            row.metrics.get(hash_key),
+        ) {
+            let host = format!("{:016x}", host(steps)?);
+            *same = Some(*device == host);
+            if *device != host {
+                row.problems.push(format!(
+                    "XOR parameters ({hash_key}) after {steps} steps differ from the host's \
+                     (FNV-1a {device} on the device, {host} on the host)"
+                ));
+            }
+        }
     }
 
-    let minimal = run_qemu(runner, &elf(MINIMAL), None, options.timeout)?;
-    row.seconds += minimal.seconds;
-    row.minimal_passed = minimal.passed();
-    println!(
-        "  minimal embedding (XOR with autograd-nn's Trainer, exit code only): {}",
-        if row.minimal_passed {
-            "passed"
-        } else {
-            "FAILED"
+    for (bin, what, passed) in [
+        (MINIMAL, "f32", &mut row.minimal_passed),
+        (MINIMAL_Q16, "Q16", &mut row.minimal_q16_passed),
+    ] {
+        let run = run_qemu(runner, &elf(bin), None, options.timeout)?;
+        row.seconds += run.seconds;
+        *passed = run.passed();
+        println!(
+            "  minimal embedding in {what} (XOR with autograd-nn's Trainer, exit code only): {}",
+            if run.passed() { "passed" } else { "FAILED" }
+        );
+        if !run.passed() {
+            row.problems.push(format!(
+                "minimal embedding ({bin}): {}\n{}",
+                run.describe(),
+                run.output
+            ));
         }
-    );
-    if !row.minimal_passed {
-        row.problems.push(format!(
-            "minimal embedding: {}\n{}",
-            minimal.describe(),
-            minimal.output
-        ));
     }
 
     if options.selftest {
@@ -192,10 +235,10 @@ pub fn run_board(
     Ok(row)
 }
 
-/// The firmware's XOR training (`firmware/src/xor.rs`: the same network, initialisation, loss,
-/// optimizer and number of steps) run on the host in `f32`; returns the FNV-1a of the
-/// parameters' bits, as the firmware reports it.
-fn host_xor_fnv1a(steps: usize) -> Result<u64, String> {
+/// The firmware's XOR training (`firmware/src/setup.rs`: the same network, initialisation, loss,
+/// optimizer and number of steps) run on the host in `S` (`f32` or `Q16`); returns the FNV-1a of
+/// the parameters' bits, as the firmware reports it.
+fn host_xor_fnv1a<S: Bits>(steps: usize) -> Result<u64, String> {
     use autograd_core::Tape;
     use autograd_nn::{
         data, Activation, Init, LearningRate, Mlp, Objective, Optimizer, Reduction, Rng, Sgd,
@@ -204,10 +247,10 @@ fn host_xor_fnv1a(steps: usize) -> Result<u64, String> {
     const XOR: Mlp<3> = Mlp::new([2, 4, 1], Activation::Tanh, Activation::Tanh);
     let err = |e: autograd_nn::NnError| format!("XOR on the host: {e}");
     let objective = Objective::new(XOR, SquaredError).with_reduction(Reduction::Sum);
-    let mut params = [0.0_f32; XOR.param_count()];
+    let mut params = [S::ZERO; XOR.param_count()];
     XOR.init(&mut params, Init::Uniform, &mut Rng::new(42))
         .map_err(err)?;
-    let mut tape = Tape::<f32, 256>::new();
+    let mut tape = Tape::<S, 256>::new();
     let mut trainer = Trainer::new(&mut tape, &params).map_err(err)?;
     let data = data::xor();
     let mut sgd = Sgd::new(LearningRate::Constant(0.05));
@@ -216,10 +259,27 @@ fn host_xor_fnv1a(steps: usize) -> Result<u64, String> {
         sgd.step(&mut params, trainer.grads());
     }
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in params.iter().flat_map(|p| p.to_bits().to_le_bytes()) {
+    for b in params.iter().flat_map(|p| p.bits().to_le_bytes()) {
         hash = (hash ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
     }
     Ok(hash)
+}
+
+/// A scalar's 32 bits, as the firmware hashes them.
+trait Bits: Scalar {
+    fn bits(self) -> u32;
+}
+
+impl Bits for f32 {
+    fn bits(self) -> u32 {
+        self.to_bits()
+    }
+}
+
+impl Bits for Q16 {
+    fn bits(self) -> u32 {
+        self.to_bits() as u32
+    }
 }
 
 #[cfg(test)]
@@ -229,7 +289,9 @@ mod tests {
     #[test]
     fn host_xor_hash_depends_on_the_steps() {
         // Zero steps hash the initial parameters; one step changes them.
-        assert_ne!(host_xor_fnv1a(0).unwrap(), host_xor_fnv1a(1).unwrap());
-        assert_eq!(host_xor_fnv1a(3).unwrap(), host_xor_fnv1a(3).unwrap());
+        assert_ne!(host_xor_fnv1a::<f32>(0), host_xor_fnv1a::<f32>(1));
+        assert_eq!(host_xor_fnv1a::<f32>(3), host_xor_fnv1a::<f32>(3));
+        assert_ne!(host_xor_fnv1a::<Q16>(0), host_xor_fnv1a::<Q16>(1));
+        assert_ne!(host_xor_fnv1a::<Q16>(3), host_xor_fnv1a::<f32>(3));
     }
 }
