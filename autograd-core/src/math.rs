@@ -78,7 +78,7 @@ pub fn max<S: Scalar>(a: S, b: S) -> S {
     } else if b > a {
         b
     } else {
-        (a + b) * S::from_f64(0.5)
+        mean(a, b)
     }
 }
 
@@ -90,13 +90,42 @@ pub fn min<S: Scalar>(a: S, b: S) -> S {
     } else if b < a {
         b
     } else {
-        (a + b) * S::from_f64(0.5)
+        mean(a, b)
+    }
+}
+
+/// `(a + b) / 2` for the ties of [`max`] and [`min`], where `a` and `b` are equal (or one is NaN):
+/// halved after the sum, which keeps subnormals and signed zeros exact, unless the sum leaves the
+/// range (`max(f64::MAX, f64::MAX)`, or `max(x, x)` above half of Q16's range), then halved first.
+#[inline]
+fn mean<S: Scalar>(a: S, b: S) -> S {
+    let half = S::from_f64(0.5);
+    let m = (a + b) * half;
+    if m.is_finite() {
+        m
+    } else {
+        a * half + b * half
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ties_of_max_and_min_do_not_overflow() {
+        assert_eq!(max(f64::MAX, f64::MAX), f64::MAX);
+        assert_eq!(min(-f32::MAX, -f32::MAX), -f32::MAX);
+        let big = <crate::Q16 as crate::Number>::from_f64(30000.0);
+        assert_eq!(crate::Number::to_f64(&max(big, big)), 30000.0);
+        // The exact cases stay as they were: signed zeros and subnormals.
+        assert_eq!(max(-0.0_f64, -0.0).to_bits(), (-0.0_f64).to_bits());
+        assert_eq!(max(0.0_f64, -0.0).to_bits(), 0.0_f64.to_bits());
+        let tiny = f64::from_bits(1);
+        assert_eq!(max(tiny, tiny), tiny);
+        assert!(max(f64::NAN, 1.0).is_nan() && min(1.0, f64::NAN).is_nan());
+        assert_eq!(max(f64::INFINITY, f64::INFINITY), f64::INFINITY);
+    }
 
     #[test]
     fn sigmoid_matches_definition_and_saturates() {
