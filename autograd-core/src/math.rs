@@ -98,7 +98,7 @@ pub fn min<S: Scalar>(a: S, b: S) -> S {
 /// halved after the sum, which keeps subnormals and signed zeros exact, unless the sum leaves the
 /// range (`max(f64::MAX, f64::MAX)`, or `max(x, x)` above half of Q16's range), then halved first.
 #[inline]
-fn mean<S: Scalar>(a: S, b: S) -> S {
+pub(crate) fn mean<S: Scalar>(a: S, b: S) -> S {
     let half = S::from_f64(0.5);
     let m = (a + b) * half;
     if m.is_finite() {

@@ -226,7 +226,7 @@ pub(crate) fn binary<S: Scalar>(op: Op, x: S, y: S) -> (S, S, S) {
         Op::Max if y > x => (y, S::ZERO, S::ONE),
         Op::Min if x < y => (x, S::ONE, S::ZERO),
         Op::Min if y < x => (y, S::ZERO, S::ONE),
-        Op::Max | Op::Min => ((x + y) * half, half, half),
+        Op::Max | Op::Min => (crate::math::mean(x, y), half, half),
         // Here `x` is the receiver, the ordinate: d/dx atan2(x, y) = y / r^2, d/dy = -x / r^2,
         // as (y / r) / r with r = hypot(x, y), which neither overflows nor underflows where r^2
         // would. At the origin the angle has no derivative (it jumps across the negative axis

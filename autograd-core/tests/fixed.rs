@@ -173,6 +173,34 @@ fn pow_against_f64() {
     assert!(Q16::ZERO.pow(Q16::from_f64(-1.0)).is_poison());
     println!("pow: {worst:.3} steps (relative above 1)");
     assert!(worst <= 0.51, "pow: worst error {worst} steps");
+
+    // powi: repeated products for -1 <= n <= 4 (each rounded: a step or two), pow otherwise.
+    let mut worst_small = 0.0f64;
+    let mut worst_large = 0.0f64;
+    for x in grid(-40.0, 40.0, 211) {
+        for n in -80..=80 {
+            let (q, e) = (x.powi(n), x.to_f64().powi(n));
+            if !e.is_finite() || e.abs() > 32767.0 {
+                assert!(
+                    q.is_poison() || e.abs() <= 32768.0,
+                    "{x}^{n} = {q}, exact {e}"
+                );
+                continue;
+            }
+            assert!(!q.is_poison(), "{x}^{n} is poison, exact {e}");
+            let w = if (-1..=4).contains(&n) {
+                &mut worst_small
+            } else {
+                &mut worst_large
+            };
+            *w = w.max(steps(q, e, true));
+        }
+    }
+    println!("powi: {worst_small:.3} steps for -1 <= n <= 4, {worst_large:.3} otherwise (relative above 1)");
+    assert!(
+        worst_small <= 1.25 && worst_large <= 0.51,
+        "{worst_small} {worst_large}"
+    );
 }
 
 /// `|got - want|` in steps of 2^-16, relative where `want` is above 1.

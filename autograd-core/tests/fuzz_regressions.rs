@@ -176,3 +176,21 @@ fn a_folded_n_ary_result_that_is_not_finite_stays_a_statement() {
     let origin = tape.non_finite_origin(s).expect("the origin is found");
     assert_eq!(origin.op, autograd_core::Op::MulAdd);
 }
+
+/// differential (after `max`/`min` ties stopped overflowing in `math`): `max(x, x)` at
+/// `x = f64::MAX` on the tape, whose binary rule had its own `(x + y) / 2`, was `inf` where
+/// plain `f64` and the reference interpreter gave `f64::MAX`. Both now share one mean.
+#[test]
+fn a_tie_of_max_at_the_largest_value_stays_finite_on_the_tape() {
+    let tape = Tape::<f64, 16>::new();
+    let (x, y) = (tape.var(f64::MAX), tape.var(f64::MAX));
+    let m = x.max(y);
+    assert_eq!(m.value(), f64::MAX);
+    assert_eq!(Number::max(f64::MAX, f64::MAX), f64::MAX);
+    let g = tape.backward(m).unwrap();
+    assert_eq!((g.wrt(x), g.wrt(y)), (0.5, 0.5));
+    assert_eq!(
+        Dual::new(f64::MAX, 1.0).max(Dual::new(f64::MAX, 0.0)).re,
+        f64::MAX
+    );
+}

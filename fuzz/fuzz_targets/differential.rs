@@ -7,7 +7,9 @@
 //! - by the independent reference interpreter of `autograd_fuzz` (forward mode by hand),
 //! - on a tape over duals (forward-over-reverse),
 //!
-//! in `f64` and in `f32`, with inputs and constants that include NaN, ±inf, subnormals and huge
+//! in `f64` and in `f32`, and in Q16.16 fixed point against `f64` instruction by instruction
+//! (`autograd_fuzz::check_q16_against_f64`: within the Q16 tolerance, poison for every
+//! overflow), with inputs and constants that include NaN, ±inf, subnormals and huge
 //! values. Checks: nothing panics; values are bit-identical in every mode; every statement is
 //! labelled with an operation its instruction may record (`autograd_fuzz::exercised_by`), and
 //! only the inputs are leaves; backward twice gives bit-identical adjoints, and so does a sweep
@@ -35,6 +37,7 @@ const _: () = assert!(autograd_fuzz::MAX_INPUTS + 49 * (2 * (2 * MAX_OPERANDS + 
 fuzz_target!(|p: Program| {
     check::<f64>(&p);
     check::<f32>(&p);
+    autograd_fuzz::check_q16_against_f64(&p);
 });
 
 fn bits<S: Scalar>(x: S) -> u64 {

@@ -13,14 +13,17 @@ use autograd_core::{NodeId, Scalar, Var};
 
 // Module map: `value` (numbers from fuzz input), `instr` (the instruction set), `program`
 // (decoding a program and running it on any `Number`), `coverage` (which instructions exercise
-// which core `Op`), `reference` (the independent interpreter); checks on handles stay here.
+// which core `Op`), `reference` (the independent interpreter), `fixed` (Q16 against f64, one
+// instruction at a time); checks on handles stay here.
 mod coverage;
+mod fixed;
 mod instr;
 mod program;
 mod reference;
 mod value;
 
 pub use coverage::{exercised_by, may_record};
+pub use fixed::check_against_f64 as check_q16_against_f64;
 pub use instr::{Binary, Exponent, Instr, Kind, Unary, WithConst};
 pub use program::{run, run_prefix, step, Program};
 pub use reference::Reference;

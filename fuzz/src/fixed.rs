@@ -1,0 +1,153 @@
+//! Q16.16 fixed point ([`Q16`]) against `f64`, instruction by instruction: a program runs in
+//! Q16, and each instruction's result is compared with the same instruction computed in `f64`
+//! on the Q16 run's own operands (and constants rounded to Q16, as Q16 uses them), so the
+//! comparison measures that instruction's rounding only, never an error carried in.
+//!
+//! The rule, with the tolerance `cargo xtask check` states for Q16 (16 steps of 2^-16 plus
+//! 2^-12 of the result, here also a step per term of an n-ary instruction):
+//! - a poisoned operand gives poison wherever `f64` gives NaN for a NaN operand (elsewhere, as for
+//!   `powi(x, 0)`, either: Q16 lets poison spread where IEEE lets NaN vanish);
+//! - a NaN or an infinity in `f64` (a point outside the domain, an overflow) is poison in Q16;
+//! - a result beyond Q16's range by more than the tolerance is poison: an overflow is never a
+//!   number;
+//! - a result inside the range by more than the tolerance is a number within the tolerance,
+//!   unless an intermediate of the instruction (a partial sum, a product, a power) leaves the
+//!   range, where poison is allowed too;
+//! - a constant beyond Q16's range makes the instruction unjudged.
+
+use autograd_core::{Number, Q16};
+
+use crate::instr::operands as nary;
+use crate::{run, step, Instr, Program, Value, MAX_OPERANDS};
+
+/// One step of Q16, 2^-16.
+const STEP: f64 = 1.0 / 65536.0;
+
+/// Checks every instruction of `p` run in Q16 against `f64`; panics with the instruction, its
+/// operands and both results on a violation.
+pub fn check_against_f64(p: &Program) {
+    let inputs = p.input_values::<Q16>();
+    let n_in = inputs.len();
+    let q = run::<Q16>(p, &inputs);
+    let slots: Vec<f64> = q.iter().map(|v| v.to_f64()).collect();
+    let max = Q16::MAX.to_f64();
+    for (k, instr) in p.instrs().iter().enumerate() {
+        let at = &slots[..n_in + k];
+        let got = q[n_in + k];
+        let Some(rounded) = with_q16_constant(instr) else {
+            continue;
+        };
+        let exact = step::<f64>(at, &rounded);
+        let tolerance = (16.0 + terms(instr)) * STEP + exact.abs() / 4096.0;
+        let context = || {
+            format!(
+                "instruction {k} {instr:?} (constant as Q16: {rounded:?}) on {:?}: Q16 {got:?}, \
+                 f64 {exact:e}",
+                operands(at, instr)
+            )
+        };
+        if operands(at, instr).iter().any(|v| v.is_nan()) {
+            // A poisoned operand: poison spreads, even where an IEEE NaN would not (NaN^0 = 1):
+            // an overflow upstream must not vanish. Poison is required where f64 gives NaN.
+            assert!(
+                exact.is_finite() || got.is_poison(),
+                "{}: must be poison",
+                context()
+            );
+        } else if !exact.is_finite() || exact.abs() > max + tolerance {
+            assert!(got.is_poison(), "{}: must be poison", context());
+        } else if exact.abs() < max - tolerance {
+            if got.is_poison() {
+                assert!(
+                    intermediate(at, &rounded) > max,
+                    "{}: poison, though the result and every intermediate are in range",
+                    context()
+                );
+            } else {
+                let error = (got.to_f64() - exact).abs();
+                assert!(
+                    error <= tolerance,
+                    "{}: error {error:e} > tolerance {tolerance:e}",
+                    context()
+                );
+            }
+        }
+    }
+}
+
+/// The instruction with its constant rounded to Q16 (`None` if the constant is beyond Q16's
+/// range or not a number: nothing to compare with).
+fn with_q16_constant(instr: &Instr) -> Option<Instr> {
+    match *instr {
+        Instr::Const(op, a, c) => {
+            let q = Q16::from_f64(c.get());
+            (!q.is_poison()).then(|| Instr::Const(op, a, Value::Bits(q.to_f64().to_bits())))
+        }
+        other => Some(other),
+    }
+}
+
+/// The terms an instruction sums, each product rounded once (a step each, beyond the base).
+fn terms(instr: &Instr) -> f64 {
+    match *instr {
+        Instr::Sum(_, n) | Instr::Dot(_, _, n) | Instr::Affine(_, _, _, n) => {
+            (n as usize % (MAX_OPERANDS + 1)) as f64 + 1.0
+        }
+        Instr::Powi(_, n) => f64::from(n.get().unsigned_abs()).log2().ceil().max(0.0) * 2.0,
+        _ => 0.0,
+    }
+}
+
+/// The operands an instruction reads, as `step` reads them.
+fn operands(at: &[f64], instr: &Instr) -> Vec<f64> {
+    let get = |i: u8| at[i as usize % at.len()];
+    match *instr {
+        Instr::Unary(_, a) | Instr::Const(_, a, _) | Instr::Powi(a, _) => vec![get(a)],
+        Instr::Binary(_, a, b) => vec![get(a), get(b)],
+        Instr::MulAdd(x, a, b) => vec![get(x), get(a), get(b)],
+        Instr::Sum(i, n) => nary(at, &i, n),
+        Instr::Dot(i, j, n) => [nary(at, &i, n), nary(at, &j, n)].concat(),
+        Instr::Affine(i, j, b, n) => [nary(at, &i, n), nary(at, &j, n), vec![get(b)]].concat(),
+    }
+}
+
+/// The largest magnitude among the values an instruction forms in Q16 on the way to its result:
+/// partial sums and products, the powers of `powi`'s repeated squaring, `x a` of `mul_add`; the
+/// result itself for the others.
+fn intermediate(at: &[f64], instr: &Instr) -> f64 {
+    let get = |i: u8| at[i as usize % at.len()];
+    let running = |terms: &mut dyn Iterator<Item = f64>, start: f64| {
+        let (mut acc, mut largest) = (start, start.abs());
+        for t in terms {
+            acc += t;
+            largest = largest.max(t.abs()).max(acc.abs());
+        }
+        largest
+    };
+    let result = step::<f64>(at, instr).abs();
+    let products = |i: &[u8; MAX_OPERANDS], j: &[u8; MAX_OPERANDS], n: u8| {
+        let (w, x) = (nary(at, i, n), nary(at, j, n));
+        w.iter().zip(&x).map(|(a, b)| a * b).collect::<Vec<f64>>()
+    };
+    let inner = match *instr {
+        Instr::Sum(i, n) => running(&mut nary(at, &i, n).into_iter(), 0.0),
+        Instr::Dot(i, j, n) => running(&mut products(&i, &j, n).into_iter(), 0.0),
+        Instr::Affine(i, j, b, n) => running(&mut products(&i, &j, n).into_iter(), get(b)),
+        Instr::MulAdd(x, a, _) => (get(x) * get(a)).abs(),
+        Instr::Powi(a, n) => {
+            // Repeated squaring of x (or of 1/x) forms powers up to the exponent's.
+            let x = get(a).abs();
+            let base = if n.get() < 0 { 1.0 / x } else { x };
+            base.max(1.0).powi(n.get().unsigned_abs() as i32).max(base)
+        }
+        // Everything else forms its result only (the elementary functions work in 64-bit
+        // integers inside; a tie of max/min halves first where the sum would overflow).
+        _ => 0.0,
+    };
+    // NaN (an unjudgeable intermediate) counts as out of range.
+    if inner.is_nan() || result.is_nan() {
+        f64::INFINITY
+    } else {
+        inner.max(result)
+    }
+}
