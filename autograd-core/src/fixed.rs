@@ -506,6 +506,20 @@ mod tests {
     }
 
     #[test]
+    fn tanh_is_correctly_rounded_at_every_point_below_saturation() {
+        // Every Q16 value in [0, 6.25] (and their negatives by symmetry): within half a step
+        // of f64's tanh, plus what the Q30 intermediate carries (measured: at most 0.50012).
+        let mut worst = 0.0f64;
+        for bits in 0..=409_600 {
+            let x = Q16(bits);
+            let (q, e) = (Number::tanh(x).to_f64(), libm::tanh(x.to_f64()));
+            worst = worst.max((q - e).abs() * 65536.0);
+            assert_eq!(Number::tanh(-x).to_bits(), -Number::tanh(x).to_bits());
+        }
+        assert!(worst <= 0.501, "{worst}");
+    }
+
+    #[test]
     fn the_products_and_quotients_by_parts_are_exact() {
         let reference = |a: u32, b: u32| {
             let v = (a as u64 * b as u64 + (1 << 15)) >> 16;
@@ -534,6 +548,15 @@ mod tests {
                 assert_eq!(funcs::mul_magnitudes(a, b), reference(a, b), "{a} {b}");
                 assert_eq!(funcs::mul_magnitudes_by_halves(a, b), reference(a, b));
             }
+            let (a30, b30) = (
+                p as u32 % ((1 << 30) + 1),
+                (p >> 32) as u32 % ((1 << 30) + 1),
+            );
+            assert_eq!(
+                funcs::mul30u_by_halves(a30, b30),
+                ((a30 as u64 * b30 as u64 + (1 << 29)) >> 30) as u32
+            );
+            assert_eq!(funcs::mul30u(a30, b30), funcs::mul30u_by_halves(a30, b30));
             // n < d < 2^31: the restoring division rounds as the 64-bit one does.
             let d = (p >> 33) as i64 + 1;
             let n = (p as u32 >> 1) as i64 % d;
