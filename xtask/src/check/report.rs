@@ -18,7 +18,13 @@ pub struct Summary {
     pub fd_skips: Vec<(Skip, usize)>,
     /// The worst error of each comparison, in the order the comparisons first appeared.
     pub worst: Vec<(&'static str, Worst)>,
+    /// Q16 cases: the error of reverse mode against the reference (closed form or hand-derived),
+    /// absolute and relative, for the distribution the report prints.
+    pub fixed: Vec<Error>,
 }
+
+/// The Q16 cases' names end with the type's name, as every case's does.
+const FIXED_SUFFIX: &str = " Q16";
 
 /// The largest absolute and the largest relative error of one comparison over a suite, each with
 /// the case that produced it.
@@ -59,6 +65,12 @@ impl Summary {
         }
         if let Some(reason) = outcome.fd_skipped {
             bump(&mut self.fd_skips, reason);
+        }
+        if name.ends_with(FIXED_SUFFIX) {
+            let against_reference = |l: &&str| l.starts_with("reverse vs") && !l.contains("finite");
+            if let Some((_, e)) = outcome.errors.iter().find(|(l, _)| against_reference(l)) {
+                self.fixed.push(*e);
+            }
         }
         for (label, e) in &outcome.errors {
             match self.worst.iter_mut().find(|(l, _)| l == label) {
@@ -128,8 +140,31 @@ pub fn print_table(summaries: &[(Suite, Summary)]) {
             println!("  worst {label:<width$}: abs {}", worst_cell(&w.abs));
             println!("  {:>w2$} rel {}", "", worst_cell(&w.rel), w2 = width + 7);
         }
+        if !s.fixed.is_empty() {
+            let steps: Vec<f64> = s.fixed.iter().map(|e| e.abs * 65536.0).collect();
+            let rel: Vec<f64> = s.fixed.iter().map(|e| e.rel).collect();
+            println!(
+                "  Q16 reverse vs reference over {} cases (median / 90 % / 99 % / max):",
+                s.fixed.len()
+            );
+            println!("    abs in steps of 2^-16: {}", percentiles(steps));
+            println!("    rel                  : {}", percentiles(rel));
+        }
     }
     println!();
+}
+
+/// The median, 90th and 99th percentiles and the largest of `v` (NaN sorts last).
+fn percentiles(mut v: Vec<f64>) -> String {
+    v.sort_by(|a, b| a.total_cmp(b));
+    let at = |q: f64| v[((v.len() - 1) as f64 * q).round() as usize];
+    format!(
+        "{:.2e} / {:.2e} / {:.2e} / {:.2e}",
+        at(0.5),
+        at(0.9),
+        at(0.99),
+        at(1.0)
+    )
 }
 
 fn json_worst(w: &Worst) -> String {
