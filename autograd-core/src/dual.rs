@@ -392,6 +392,15 @@ macro_rules! dual_rules {
                 if r == S::ZERO {
                     return Self::combine(angle, self, S::ZERO, x, S::ZERO);
                 }
+                if !r.is_finite() && xr.is_finite() && yr.is_finite() {
+                    // r overflowed (both near the largest value): cos and sin from halves,
+                    // 1 / r as (1 / (r/2)) / 2.
+                    let half = S::from_f64(0.5);
+                    let (xh, yh) = (xr * half, yr * half);
+                    let rh = xh.hypot(yh);
+                    let (cos, sin) = (xh / rh, yh / rh);
+                    return Self::combine(angle, self, cos / rh * half, x, -sin / rh * half);
+                }
                 let (cos, sin) = (xr / r, yr / r);
                 Self::combine(angle, self, cos / r, x, -sin / r)
             }

@@ -235,8 +235,14 @@ pub(crate) fn binary<S: Scalar>(op: Op, x: S, y: S) -> (S, S, S) {
             let (z, r) = (x.atan2(y), x.hypot(y));
             if r == S::ZERO {
                 (z, S::ZERO, S::ZERO)
-            } else {
+            } else if r.is_finite() || !(x.is_finite() && y.is_finite()) {
                 (z, y / r / r, -(x / r) / r)
+            } else {
+                // r overflowed though x and y did not (both near the largest value): the same
+                // on halves, y / r^2 = (y/2) / (r/2)^2 / 2, whose r/2 is finite.
+                let (xh, yh) = (x * half, y * half);
+                let rh = xh.hypot(yh);
+                (z, yh / rh / rh * half, -(xh / rh) / rh * half)
             }
         }
         // x / h, y / h (no overflow where x^2 would); at the origin hypot is |.| of a vector, a

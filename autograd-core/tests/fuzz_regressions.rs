@@ -194,3 +194,19 @@ fn a_tie_of_max_at_the_largest_value_stays_finite_on_the_tape() {
         f64::MAX
     );
 }
+
+/// differential: `atan2(y, x)` at `y = x = f64::MAX`. Both partials are `±1 / (2 MAX)`, a
+/// subnormal (2.78e-309), but `hypot(MAX, MAX)` overflows, so `y / r / r` gave 0 in reverse
+/// and forward mode. They now take the halves when `r` overflows.
+#[test]
+fn atan2_at_the_largest_values_keeps_its_subnormal_derivative() {
+    let expected = 0.5 / f64::MAX; // 1/(2 MAX): y / (x^2 + y^2) with x = y = MAX
+    let tape = Tape::<f64, 16>::new();
+    let (y, x) = (tape.var(f64::MAX), tape.var(f64::MAX));
+    let g = tape.backward(y.atan2(x)).unwrap();
+    assert_eq!((g.wrt(y), g.wrt(x)), (expected, -expected));
+    let d = Dual::new(f64::MAX, 1.0).atan2(Dual::new(f64::MAX, 0.0));
+    assert_eq!(d.eps, expected);
+    let d = Dual::new(f64::MAX, 0.0).atan2(Dual::new(f64::MAX, 1.0));
+    assert_eq!(d.eps, -expected);
+}
