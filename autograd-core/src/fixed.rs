@@ -417,6 +417,7 @@ impl Number for Q16 {
 }
 
 impl Scalar for Q16 {
+    const COSTLY_PRODUCT: bool = true;
     const ZERO: Self = Q16(0);
     const ONE: Self = Q16(1 << FRAC);
     /// One step, 2^-16: the spacing of the format (absolute, not relative as in floating point).

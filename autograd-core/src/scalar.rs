@@ -39,6 +39,11 @@ pub trait Scalar:
     const ONE: Self;
     /// Machine epsilon of the underlying real type (`f32::EPSILON` or `f64::EPSILON`).
     const EPSILON: f64;
+    /// Whether a multiplication costs far more than a test, so the tape tests values one by one
+    /// instead of multiplying them to test them together: on soft-float ARM (a library call
+    /// per product), and for fixed point (whose products also overflow where a float's would
+    /// not). A tuning knob only: results are the same either way.
+    const COSTLY_PRODUCT: bool = cfg!(all(target_arch = "arm", target_abi = "eabi"));
 
     /// `ln(1 + self)`, accurate near zero.
     fn ln_1p(self) -> Self;

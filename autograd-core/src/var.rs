@@ -381,10 +381,6 @@ fn unpack(i: u64) -> [u32; 2] {
     [i as u32, (i >> 32) as u32]
 }
 
-/// A target whose floating point is a library (soft-float ARM): there a multiplication costs far
-/// more than a test, elsewhere the other way round.
-const SOFT_FLOAT: bool = cfg!(all(target_arch = "arm", target_abi = "eabi"));
-
 /// Pending partials times a local derivative `d`, without the multiplications that cannot
 /// change them: `+`, `-` and `+ c` pass partials through or negate them, and an unused second
 /// partial stays 0 (on a part without an FPU every multiplication is a library call).
@@ -400,18 +396,18 @@ fn times<S: Scalar>(p: [S; 2], n: u8, d: S, op: Op, rhs: bool) -> [S; 2] {
         (Op::Shift | Op::Add, _) | (Op::Sub, false) => p,
         (Op::Neg, _) | (Op::Sub, true) => [-p[0], -p[1]],
         // An unused partial is 0: multiplying it is free in hardware, a call in software.
-        _ if SOFT_FLOAT && n < 2 => [p[0] * d, S::ZERO],
+        _ if S::COSTLY_PRODUCT && n < 2 => [p[0] * d, S::ZERO],
         _ => [p[0] * d, p[1] * d],
     }
 }
 
-/// `true` if the value and both partials are finite. Where floating point is hardware, one
-/// product tests all three (an unused partial is 0; a product that overflows only writes a
-/// statement that was not needed); on a soft-float ARM part, where a product is a library call,
-/// three bit tests.
+/// `true` if the value and both partials are finite. Where a product is cheap (hardware floating
+/// point), one product tests all three (an unused partial is 0; a product that overflows only
+/// writes a statement that was not needed); where it is not ([`Scalar::COSTLY_PRODUCT`]: a
+/// soft-float ARM part, fixed point), three tests.
 #[inline(always)]
 fn all_finite<S: Scalar>(value: S, p: [S; 2]) -> bool {
-    if SOFT_FLOAT {
+    if S::COSTLY_PRODUCT {
         value.is_finite() & p[0].is_finite() & p[1].is_finite()
     } else {
         (value * p[0] * p[1]).is_finite()
