@@ -132,17 +132,13 @@ impl Sub for Q16 {
 
 impl Mul for Q16 {
     type Output = Q16;
-    /// Rounded to nearest (halves away from zero, as division).
+    /// Rounded to nearest (halves up).
     #[inline]
     fn mul(self, rhs: Q16) -> Q16 {
         if self.is_poison() || rhs.is_poison() {
             return Q16::POISON;
         }
-        match funcs::mul_magnitudes(self.0.unsigned_abs(), rhs.0.unsigned_abs()) {
-            Some(m) if (self.0 ^ rhs.0) < 0 => Q16(-(m as i32)),
-            Some(m) => Q16(m as i32),
-            None => Q16::POISON,
-        }
+        funcs::mul_q16(self.0, rhs.0).map_or(Q16::POISON, Q16)
     }
 }
 
@@ -280,8 +276,15 @@ impl Number for Q16 {
             return Q16::POISON; // at least 2^52 / 2^21 = 2^31 steps
         }
         let m = (bits & ((1 << 52) - 1)) | (1 << 52);
-        // Round half away from zero, as `f64::round`.
-        let v = (m + (1 << (shift - 1))) >> shift;
+        // Round half away from zero, as `f64::round`. From a shift of 33 on, the low word cannot
+        // change the result (it is below the gap between two halves of the high word's), and
+        // 32-bit shifts are what a Cortex-M0 does cheaply.
+        let v = if shift >= 33 {
+            let high = (m >> 32) as u32;
+            i64::from((high + (1 << (shift - 33))) >> (shift - 32))
+        } else {
+            ((m + (1 << (shift - 1))) >> shift) as i64
+        };
         match i32::try_from(v) {
             Ok(v) if bits >> 63 == 1 => Q16(-v),
             Ok(v) => Q16(v),
@@ -522,32 +525,40 @@ mod tests {
 
     #[test]
     fn the_products_and_quotients_by_parts_are_exact() {
-        let reference = |a: u32, b: u32| {
-            let v = (a as u64 * b as u64 + (1 << 15)) >> 16;
-            (v <= i32::MAX as u64).then_some(v as u32)
+        let reference = |a: i32, b: i32| {
+            let v = (a as i64 * b as i64 + (1 << 15)) >> 16;
+            (v.abs() <= i32::MAX as i64).then_some(v as i32)
         };
-        let magnitudes = [
+        // 16384 * -2 = -32768: exactly i32::MIN, poison.
+        assert_eq!(funcs::mul_q16_by_halves(0x4000_0000, -0x20000), None);
+        assert_eq!(
+            funcs::mul_q16_by_halves(0x3FFF_FFFF, -0x20000),
+            Some(-0x7FFF_FFFE)
+        );
+        let extremes = [
             0,
             1,
+            -1,
             0x7FFF,
             0x8000,
             0xFFFF,
             0x10000,
-            0x7FFF_FFFF,
-            0x00B5_04F3,
+            -0x10000,
+            i32::MAX,
+            -i32::MAX,
         ];
-        for a in magnitudes {
-            for b in magnitudes {
-                assert_eq!(funcs::mul_magnitudes(a, b), reference(a, b), "{a} {b}");
-                assert_eq!(funcs::mul_magnitudes_by_halves(a, b), reference(a, b));
+        for a in extremes {
+            for b in extremes {
+                assert_eq!(funcs::mul_q16(a, b), reference(a, b), "{a} {b}");
+                assert_eq!(funcs::mul_q16_by_halves(a, b), reference(a, b), "{a} {b}");
             }
         }
         for p in patterns(3).take(100_000) {
             let (a, b) = (p as i32, (p >> 32) as i32);
             for shift in [0, 8, 12, 16] {
-                let (a, b) = (a.unsigned_abs() >> shift, b.unsigned_abs() >> shift);
-                assert_eq!(funcs::mul_magnitudes(a, b), reference(a, b), "{a} {b}");
-                assert_eq!(funcs::mul_magnitudes_by_halves(a, b), reference(a, b));
+                let (a, b) = (a >> shift, b >> shift);
+                assert_eq!(funcs::mul_q16(a, b), reference(a, b), "{a} {b}");
+                assert_eq!(funcs::mul_q16_by_halves(a, b), reference(a, b), "{a} {b}");
             }
             let (a30, b30) = (
                 p as u32 % ((1 << 30) + 1),

@@ -64,35 +64,39 @@ fn shr_round(v: i64, s: u32) -> i64 {
 }
 
 /// Armv6-M (Cortex-M0/M0+) has no 32 x 32 -> 64 multiply: an `i64` product there is a call to
-/// a routine that multiplies 64-bit operands, which [`mul_magnitudes_by_halves`] avoids.
+/// a routine that multiplies 64-bit operands, which [`mul_q16_by_halves`] avoids.
 const NO_LONG_MULTIPLY: bool = cfg!(all(target_arch = "arm", not(target_feature = "thumb2")));
 
-/// `round(a b / 2^16)` (halves up) for magnitudes below 2^31, or `None` if that is 2^31 or more:
-/// the magnitude of a Q16 product. Exact on every target; on Armv6-M from four 16 x 16 -> 32
-/// products (`a b / 2^16 = a1 b1 2^16 + a1 b0 + a0 b1 + a0 b0 / 2^16`), elsewhere from one 64-bit
-/// product.
+/// `floor(a b / 2^16 + 1/2)`, the bits of a Q16 product rounded to nearest with halves up, or
+/// `None` outside the range (`i32::MIN` included: poison). Exact on every target: on Armv6-M
+/// from four 16 x 16 products in 32-bit arithmetic, elsewhere from one 64-bit product.
 #[inline]
-pub(super) fn mul_magnitudes(a: u32, b: u32) -> Option<u32> {
+pub(super) fn mul_q16(a: i32, b: i32) -> Option<i32> {
     if NO_LONG_MULTIPLY {
-        return mul_magnitudes_by_halves(a, b);
+        return mul_q16_by_halves(a, b);
     }
-    let v = (u64::from(a) * u64::from(b) + (1 << 15)) >> 16;
-    u32::try_from(v).ok().filter(|&v| v <= i32::MAX as u32)
+    let v = (i64::from(a) * i64::from(b) + (1 << 15)) >> 16;
+    i32::try_from(v).ok().filter(|&v| v != i32::MIN)
 }
 
-/// [`mul_magnitudes`] without a 64-bit product (tested on every target, used on Armv6-M).
+/// [`mul_q16`] without a 64-bit product (tested on every target, used on Armv6-M). With
+/// `a = a1 2^16 + a0` (`a1 = a >> 16` signed, `a0 = a & 0xFFFF`), and `t = a1 b0`, `u = a0 b1`
+/// split the same way: `a b / 2^16 + 1/2 = s 2^16 + l` where `l` collects the low halves of `t`
+/// and `u` and the rounded `a0 b0 / 2^16`, and `s` the rest and `l`'s carry.
 #[inline]
-pub(super) fn mul_magnitudes_by_halves(a: u32, b: u32) -> Option<u32> {
-    let (a0, a1, b0, b1) = (a & 0xFFFF, a >> 16, b & 0xFFFF, b >> 16);
-    // a1, b1 < 2^15: a1 b1 < 2^30, each cross product < 2^31, a0 b0 + 2^15 < 2^32.
-    let hi = a1 * b1;
-    if hi >= 1 << 15 {
+pub(super) fn mul_q16_by_halves(a: i32, b: i32) -> Option<i32> {
+    let (a1, a0, b1, b0) = (a >> 16, a & 0xFFFF, b >> 16, b & 0xFFFF);
+    // a1, b1 in [-2^15, 2^15), a0, b0 in [0, 2^16): |a1 b1| <= 2^30, |t|, |u| < 2^31,
+    // a0 b0 + 2^15 < 2^32.
+    let (t, u) = (a1 * b0, a0 * b1);
+    let low = ((a0 as u32 * b0 as u32 + (1 << 15)) >> 16) as i32;
+    let l = (t & 0xFFFF) + (u & 0xFFFF) + low; // < 3 2^16
+    let s = a1 * b1 + (t >> 16) + (u >> 16) + (l >> 16); // |s| < 2^30 + 2^16
+    if !(-(1 << 15)..1 << 15).contains(&s) {
         return None;
     }
-    let v = (hi << 16)
-        .checked_add(a1 * b0 + a0 * b1)?
-        .checked_add((a0 * b0 + (1 << 15)) >> 16)?;
-    (v <= i32::MAX as u32).then_some(v)
+    let v = (s << 16) | (l & 0xFFFF);
+    (v != i32::MIN).then_some(v)
 }
 
 /// Product of two Q30 numbers (each below 2^32 in magnitude), rounded.
