@@ -9,7 +9,8 @@
 //!
 //! in `f64` and in `f32`, and in Q16.16 fixed point against `f64` instruction by instruction
 //! (`autograd_fuzz::check_q16_against_f64`: within the Q16 tolerance, poison for every
-//! overflow), with inputs and constants that include NaN, ±inf, subnormals and huge
+//! overflow) and on a Q16 tape (`check_q16_tape`: its values are the plain run's, its gradient
+//! the `f64` sweep of its own statements within a propagated rounding bound), with inputs and constants that include NaN, ±inf, subnormals and huge
 //! values. Checks: nothing panics; values are bit-identical in every mode; every statement is
 //! labelled with an operation its instruction may record (`autograd_fuzz::exercised_by`), and
 //! only the inputs are leaves; backward twice gives bit-identical adjoints, and so does a sweep
@@ -22,10 +23,11 @@
 
 use std::collections::HashMap;
 
-use autograd_core::{
-    Anomaly, AnomalyKind, Dual, Node, NodeId, Op, Scalar, Tape, TapeError, TapeView, Var,
+use autograd_core::{Anomaly, AnomalyKind, Dual, Op, Scalar, Tape, TapeError, TapeView, Var};
+use autograd_fuzz::{
+    may_record, run, same, statement_id, statements, step, Program, Reference, Statement,
+    MAX_OPERANDS,
 };
-use autograd_fuzz::{may_record, run, same, statement_id, step, Program, Reference, MAX_OPERANDS};
 use libfuzzer_sys::fuzz_target;
 
 /// Enough for the longest program: 48 instructions, each writing at most one statement of at
@@ -38,43 +40,11 @@ fuzz_target!(|p: Program| {
     check::<f64>(&p);
     check::<f32>(&p);
     autograd_fuzz::check_q16_against_f64(&p);
+    autograd_fuzz::check_q16_tape(&p);
 });
 
 fn bits<S: Scalar>(x: S) -> u64 {
     x.to_f64().to_bits()
-}
-
-/// A statement as the tape holds it, with its operands `(index, partial)`.
-struct Statement<S> {
-    id: NodeId,
-    node: Node<S>,
-    operands: Vec<(usize, S)>,
-}
-
-/// Every statement on the tape, in creation order.
-fn statements<S: Scalar>(tape: &TapeView<S>) -> Vec<Statement<S>> {
-    let mut out = Vec::new();
-    tape.for_each_node(|id, node| {
-        out.push(Statement {
-            id,
-            node: *node,
-            operands: Vec::new(),
-        })
-    })
-    .expect("not busy");
-    for s in &mut out {
-        tape.for_each_operand(s.id, |i, d| s.operands.push((i, d)))
-            .expect("a statement has operands");
-        assert_eq!(s.operands.len(), s.node.operands, "operand count");
-        for &(i, _) in &s.operands {
-            assert!(
-                i < s.id.index(),
-                "operand {i} of statement {:?} is not earlier",
-                s.id
-            );
-        }
-    }
-    out
 }
 
 /// The tape's shape: each statement's position, operation and operand indices.

@@ -14,11 +14,17 @@
 //!   unless an intermediate of the instruction (a partial sum, a product, a power) leaves the
 //!   range, where poison is allowed too;
 //! - a constant beyond Q16's range makes the instruction unjudged.
+//!
+//! And on a Q16 tape ([`check_tape`]): its values are the plain run's, bit for bit (poison where
+//! it is poison), and its gradient is the `f64` sweep over its own statements (their Q16
+//! partials read as `f64`) within the bound the Q16 sweep's roundings allow, half a step per
+//! product carried along the same paths; where no adjoint can leave the range, no gradient is
+//! poison.
 
-use autograd_core::{Number, Q16};
+use autograd_core::{Number, Scalar, Tape, Var, Q16};
 
 use crate::instr::operands as nary;
-use crate::{run, step, Instr, Program, Value, MAX_OPERANDS};
+use crate::{run, statements, step, Instr, Program, Value, MAX_OPERANDS};
 
 /// One step of Q16, 2^-16.
 const STEP: f64 = 1.0 / 65536.0;
@@ -149,5 +155,79 @@ fn intermediate(at: &[f64], instr: &Instr) -> f64 {
         f64::INFINITY
     } else {
         inner.max(result)
+    }
+}
+
+/// Capacity for the longest program (as the differential target's tape).
+const CAP: usize = 1024;
+
+/// The Q16 tape against the plain Q16 run (values) and against an `f64` sweep of its own
+/// statements (gradient); see the module docs.
+pub fn check_tape(p: &Program) {
+    let inputs = p.input_values::<Q16>();
+    let plain = run::<Q16>(p, &inputs);
+    let tape = Tape::<Q16, CAP>::new();
+    let xs: Vec<Var<'_, Q16>> = inputs.iter().map(|&v| tape.var(v)).collect();
+    let mut slots = xs.clone();
+    for instr in p.instrs() {
+        slots.push(step(&slots, instr));
+    }
+    tape.check().expect("the program fits the tape");
+    for (i, (v, q)) in slots.iter().zip(&plain).enumerate() {
+        assert_eq!(
+            v.value().to_bits(),
+            q.to_bits(),
+            "Q16 tape value of result {i}: {:?}, plain run {q:?}",
+            v.value()
+        );
+    }
+    let y = slots[p.output_slot(slots.len())];
+    let Ok(y) = y.recorded() else {
+        return; // a constant output: nothing to differentiate
+    };
+    let stmts = statements(&tape);
+    let poisoned = |s: &crate::Statement<Q16>| {
+        !s.node.value.is_finite() || s.operands.iter().any(|&(_, d)| !d.is_finite())
+    };
+    if stmts.iter().any(poisoned) {
+        return; // NaN provenance's business (the differential target checks it)
+    }
+    // The f64 sweep and the bound on the Q16 sweep's error, per slot.
+    let top = y.id().expect("a recorded value is a statement").index();
+    let (mut adj, mut err) = (vec![0.0f64; top + 1], vec![0.0f64; top + 1]);
+    adj[top] = 1.0;
+    for s in stmts.iter().rev().filter(|s| s.id.index() <= top) {
+        let (a, e) = (adj[s.id.index()], err[s.id.index()]);
+        for &(i, d) in &s.operands {
+            let d = d.to_f64();
+            adj[i] += a * d;
+            err[i] += d.abs() * e + 0.5 * STEP;
+        }
+    }
+    let max = Q16::MAX.to_f64();
+    let in_range = adj.iter().zip(&err).all(|(a, e)| a.abs() + e < max);
+    let mut q = vec![Q16::ZERO; xs.len()];
+    tape.backward(y)
+        .expect("a recorded output")
+        .write_to(&xs, &mut q)
+        .expect("equal lengths");
+    for (j, (x, q)) in xs.iter().zip(&q).enumerate() {
+        let i = x.id().expect("an input is a leaf").index();
+        let (g, e) = adj
+            .get(i)
+            .zip(err.get(i))
+            .map_or((0.0, 0.0), |(&g, &e)| (g, e));
+        if q.is_poison() {
+            assert!(
+                !in_range,
+                "d/dx{j} is poison, though every adjoint is in range ({g:e})"
+            );
+        } else {
+            let error = (q.to_f64() - g).abs();
+            assert!(
+                error <= e + 1e-9,
+                "d/dx{j} = {q:?} in Q16, {g:e} by the f64 sweep: error {error:e} > bound {e:e}"
+            );
+        }
     }
 }

@@ -9,7 +9,7 @@
 //! sensible way, it uses the same expression as the engine (`tanh' = 1 - tanh^2` from the value),
 //! because the target compares evaluation orders, not the conditioning of formulas.
 
-use autograd_core::{NodeId, Scalar, Var};
+use autograd_core::{Node, NodeId, Scalar, TapeView, Var};
 
 // Module map: `value` (numbers from fuzz input), `instr` (the instruction set), `program`
 // (decoding a program and running it on any `Number`), `coverage` (which instructions exercise
@@ -23,7 +23,7 @@ mod reference;
 mod value;
 
 pub use coverage::{exercised_by, may_record};
-pub use fixed::check_against_f64 as check_q16_against_f64;
+pub use fixed::{check_against_f64 as check_q16_against_f64, check_tape as check_q16_tape};
 pub use instr::{Binary, Exponent, Instr, Kind, Unary, WithConst};
 pub use program::{run, run_prefix, step, Program};
 pub use reference::Reference;
@@ -58,4 +58,40 @@ pub fn statement_id<S: Scalar>(v: &Var<'_, S>) -> Option<NodeId> {
 pub fn same<S: Scalar>(a: S, b: S) -> bool {
     let (x, y) = (a.to_f64(), b.to_f64());
     x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan())
+}
+
+/// A statement as the tape holds it, with its operands `(index, partial)`.
+pub struct Statement<S> {
+    /// Its id.
+    pub id: NodeId,
+    /// The node.
+    pub node: Node<S>,
+    /// Its operands `(index, partial)`.
+    pub operands: Vec<(usize, S)>,
+}
+
+/// Every statement on the tape, in creation order.
+pub fn statements<S: Scalar>(tape: &TapeView<S>) -> Vec<Statement<S>> {
+    let mut out = Vec::new();
+    tape.for_each_node(|id, node| {
+        out.push(Statement {
+            id,
+            node: *node,
+            operands: Vec::new(),
+        })
+    })
+    .expect("not busy");
+    for s in &mut out {
+        tape.for_each_operand(s.id, |i, d| s.operands.push((i, d)))
+            .expect("a statement has operands");
+        assert_eq!(s.operands.len(), s.node.operands, "operand count");
+        for &(i, _) in &s.operands {
+            assert!(
+                i < s.id.index(),
+                "operand {i} of statement {:?} is not earlier",
+                s.id
+            );
+        }
+    }
+    out
 }
