@@ -103,7 +103,7 @@ fn moons_trains_in_fixed_point_about_as_well_as_in_f32() {
     const MODEL: Mlp<4> = Mlp::new([2, 16, 16, 1], Activation::Relu, Activation::Linear);
     const P: usize = MODEL.param_count();
     const NODES: usize = P + 2 * P + 1 + (2 + MODEL.forward_slots() + 5) + 8;
-    fn run<S: Scalar>() -> (f64, f64) {
+    fn run<S: Scalar>() -> (f64, f64, Option<usize>) {
         let mut data = data::moons::<100>(0.1, 1337);
         let mut params = [S::ZERO; P];
         MODEL
@@ -118,22 +118,25 @@ fn moons_trains_in_fixed_point_about_as_well_as_in_f32() {
             steps: 100,
         });
         let config = TrainConfig::steps(100);
+        let mut first_perfect = None;
         trainer
-            .train(
-                &objective,
-                &mut params,
-                &mut data,
-                &mut sgd,
-                &config,
-                |_| ControlFlow::Continue(()),
-            )
+            .train(&objective, &mut params, &mut data, &mut sgd, &config, |p| {
+                if p.accuracy == Some(1.0) && first_perfect.is_none() {
+                    first_perfect = Some(p.step);
+                }
+                ControlFlow::Continue(())
+            })
             .unwrap();
         let stats = objective.stats(&params, &data).unwrap();
-        (stats.loss, stats.accuracy().unwrap())
+        (stats.loss, stats.accuracy().unwrap(), first_perfect)
     }
-    let (f_loss, f_acc) = run::<f32>();
-    let (q_loss, q_acc) = run::<Q16>();
-    println!("moons after 100 steps: f32 loss {f_loss:.4} accuracy {f_acc}; Q16 loss {q_loss:.4} accuracy {q_acc}");
+    let (f_loss, f_acc, f_first) = run::<f32>();
+    let (q_loss, q_acc, q_first) = run::<Q16>();
+    println!(
+        "moons after 100 steps: f32 loss {f_loss:.4} accuracy {f_acc}, first 100 % at step \
+         {f_first:?}; Q16 loss {q_loss:.4} accuracy {q_acc}, first 100 % at step {q_first:?}"
+    );
+    assert!(f_first.is_some() && q_first.is_some(), "both reach 100 % within 100 steps");
     // micrograd's demo reaches 100 %; fixed point must not lose more than a point or two.
     assert!(f_acc >= 0.99, "f32 accuracy {f_acc}");
     assert!(q_acc >= f_acc - 0.02, "Q16 accuracy {q_acc}, f32 {f_acc}");
