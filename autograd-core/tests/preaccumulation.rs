@@ -76,6 +76,28 @@ fn handles_that_share_recorded_values_merge_without_a_statement() -> Result<(), 
 }
 
 #[test]
+fn two_pairs_and_a_scaled_handle_on_one_of_their_values_merge_without_a_statement(
+) -> Result<(), TapeError> {
+    // As above, with the one-pair handle itself pending (5x, 7y) rather than a leaf: the merge
+    // then goes through the out-of-line path, whose partials must add at the shared index.
+    let tape = Tape::<f64, 8>::new();
+    let (x, y) = (tape.var(3.0), tape.var(5.0));
+    let p = x * 2.0 + y * 3.0; // pending (x: 2, y: 3)
+    let cases = [
+        (p + x * 5.0, [7.0, 3.0]),  // two pending, then one on the first index
+        (p + y * 7.0, [2.0, 10.0]), // ... on the second
+        (x * 5.0 + p, [7.0, 3.0]),  // one, then two: the first
+        (y * 7.0 + p, [2.0, 10.0]), // ... the second
+    ];
+    for (k, (r, [dx, dy])) in cases.iter().enumerate() {
+        assert_eq!(tape.len(), 2, "case {k} wrote a statement");
+        let g = tape.backward(*r)?;
+        assert_eq!((g.wrt(x), g.wrt(y)), (*dx, *dy), "case {k}");
+    }
+    Ok(())
+}
+
+#[test]
 fn an_n_ary_result_on_at_most_two_recorded_values_stays_in_its_handle() -> Result<(), TapeError> {
     // dot((x, y, z), (2, 3, 0)): z's weight is 0, so it depends on x and y only; no statement.
     let tape = Tape::<f64, 16>::new();

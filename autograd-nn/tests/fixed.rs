@@ -136,7 +136,10 @@ fn moons_trains_in_fixed_point_about_as_well_as_in_f32() {
         "moons after 100 steps: f32 loss {f_loss:.4} accuracy {f_acc}, first 100 % at step \
          {f_first:?}; Q16 loss {q_loss:.4} accuracy {q_acc}, first 100 % at step {q_first:?}"
     );
-    assert!(f_first.is_some() && q_first.is_some(), "both reach 100 % within 100 steps");
+    assert!(
+        f_first.is_some() && q_first.is_some(),
+        "both reach 100 % within 100 steps"
+    );
     // micrograd's demo reaches 100 %; fixed point must not lose more than a point or two.
     assert!(f_acc >= 0.99, "f32 accuracy {f_acc}");
     assert!(q_acc >= f_acc - 0.02, "Q16 accuracy {q_acc}, f32 {f_acc}");
