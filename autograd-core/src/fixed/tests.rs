@@ -1,0 +1,202 @@
+//! Unit tests of `Q16`: arithmetic, poison, conversions, and the integer building blocks of
+//! `funcs` against 64-bit references.
+
+use super::*;
+
+fn q(x: f64) -> Q16 {
+    Q16::from_f64(x)
+}
+
+/// A reproducible stream of 64-bit patterns (SplitMix64).
+fn patterns(mut s: u64) -> impl Iterator<Item = u64> {
+    core::iter::from_fn(move || {
+        s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = s;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        Some(z ^ (z >> 31))
+    })
+}
+
+#[test]
+fn conversions_from_f64_are_round_of_c_times_65536() {
+    // The reference: the float computation the bit-level conversion replaces.
+    let reference = |c: f64| {
+        let v = (c * 65536.0).round();
+        if v.is_nan() || v.abs() > i32::MAX as f64 {
+            None
+        } else {
+            Some(v as i32)
+        }
+    };
+    let bits = patterns(1).take(200_000);
+    // Values near the range's scale (any exponent from 2^-20 to 2^16), and raw patterns.
+    let scaled = patterns(2)
+        .take(200_000)
+        .map(|b| f64::from_bits((b & !(0x7FF << 52)) | ((1003 + b % 36) << 52)));
+    let edges = [
+        0.0,
+        -0.0,
+        0.5 / 65536.0,
+        -0.5 / 65536.0,
+        1.5 / 65536.0,
+        2.5 / 65536.0,
+        32767.99998,
+        32767.999992370605,
+        -32767.999992370605,
+        32768.0,
+        -32768.0,
+        f64::MIN_POSITIVE,
+        5e-324,
+        f64::MAX,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+    ];
+    for c in bits.map(f64::from_bits).chain(scaled).chain(edges) {
+        let got = Q16::from_f64(c);
+        match reference(c) {
+            Some(v) => assert_eq!(got.to_bits(), v, "{c:e}"),
+            None => assert!(got.is_poison(), "{c:e}: {got:?}"),
+        }
+        if !got.is_poison() {
+            assert_eq!(got.to_f64(), got.to_bits() as f64 / 65536.0, "{c:e}");
+        }
+    }
+}
+
+#[test]
+fn tanh_is_correctly_rounded_at_every_point_below_saturation() {
+    // Every Q16 value in [0, 6.25] (and their negatives by symmetry): within half a step
+    // of f64's tanh, plus what the Q30 intermediate carries (measured: at most 0.50012).
+    let mut worst = 0.0f64;
+    for bits in 0..=409_600 {
+        let x = Q16(bits);
+        let (q, e) = (Number::tanh(x).to_f64(), libm::tanh(x.to_f64()));
+        worst = worst.max((q - e).abs() * 65536.0);
+        assert_eq!(Number::tanh(-x).to_bits(), -Number::tanh(x).to_bits());
+    }
+    assert!(worst <= 0.501, "{worst}");
+}
+
+#[test]
+fn the_products_and_quotients_by_parts_are_exact() {
+    let reference = |a: i32, b: i32| {
+        let v = (a as i64 * b as i64 + (1 << 15)) >> 16;
+        (v.abs() <= i32::MAX as i64).then_some(v as i32)
+    };
+    // 16384 * -2 = -32768: exactly i32::MIN, poison.
+    assert_eq!(funcs::mul_q16_by_halves(0x4000_0000, -0x20000), None);
+    assert_eq!(
+        funcs::mul_q16_by_halves(0x3FFF_FFFF, -0x20000),
+        Some(-0x7FFF_FFFE)
+    );
+    let extremes = [
+        0,
+        1,
+        -1,
+        0x7FFF,
+        0x8000,
+        0xFFFF,
+        0x10000,
+        -0x10000,
+        i32::MAX,
+        -i32::MAX,
+    ];
+    for a in extremes {
+        for b in extremes {
+            assert_eq!(funcs::mul_q16(a, b), reference(a, b), "{a} {b}");
+            assert_eq!(funcs::mul_q16_by_halves(a, b), reference(a, b), "{a} {b}");
+        }
+    }
+    for p in patterns(3).take(100_000) {
+        let (a, b) = (p as i32, (p >> 32) as i32);
+        for shift in [0, 8, 12, 16] {
+            let (a, b) = (a >> shift, b >> shift);
+            assert_eq!(funcs::mul_q16(a, b), reference(a, b), "{a} {b}");
+            assert_eq!(funcs::mul_q16_by_halves(a, b), reference(a, b), "{a} {b}");
+        }
+        let (a30, b30) = (
+            p as u32 % ((1 << 30) + 1),
+            (p >> 32) as u32 % ((1 << 30) + 1),
+        );
+        assert_eq!(
+            funcs::mul30u_by_halves(a30, b30),
+            ((a30 as u64 * b30 as u64 + (1 << 29)) >> 30) as u32
+        );
+        assert_eq!(funcs::mul30u(a30, b30), funcs::mul30u_by_halves(a30, b30));
+        // n < d < 2^31: the restoring division rounds as the 64-bit one does.
+        let d = (p >> 33) as i64 + 1;
+        let n = (p as u32 >> 1) as i64 % d;
+        for bits in [16, 30] {
+            assert_eq!(
+                funcs::div_below_one(n, d, bits),
+                funcs::div_round(n << bits, d),
+                "{n} / {d} at {bits} bits"
+            );
+        }
+    }
+}
+
+#[test]
+fn arithmetic_rounds_to_nearest_and_overflow_is_poison() {
+    assert_eq!((q(1.5) + q(2.25)).to_f64(), 3.75);
+    assert_eq!((q(1.5) - q(2.25)).to_f64(), -0.75);
+    assert_eq!((q(1.5) * q(-2.25)).to_f64(), -3.375);
+    assert_eq!((q(1.0) / q(4.0)).to_f64(), 0.25);
+    // 1/3 = 21845.33 steps: 21845.
+    assert_eq!((q(1.0) / q(3.0)).to_bits(), 21845);
+    // 2/3 = 43690.67 steps: 43691.
+    assert_eq!((q(2.0) / q(3.0)).to_bits(), 43691);
+    // (1.5 steps) * 1: a half step rounds up.
+    assert_eq!((Q16::from_bits(3) * q(0.5)).to_bits(), 2);
+    assert!((q(30000.0) + q(30000.0)).is_poison());
+    assert!((q(-30000.0) - q(30000.0)).is_poison());
+    assert!((q(200.0) * q(200.0)).is_poison());
+    assert!((q(1.0) / q(0.0)).is_poison());
+    assert!((q(1000.0) / q(0.001)).is_poison());
+    assert!(q(40000.0).is_poison());
+    assert!(q(f64::NAN).is_poison());
+    assert_eq!(q(32767.0).to_f64(), 32767.0);
+}
+
+#[test]
+fn poison_spreads_and_compares_like_nan() {
+    let p = Q16::POISON;
+    for r in [
+        p + q(1.0),
+        q(1.0) - p,
+        p * q(0.0),
+        q(0.0) / p,
+        -p,
+        p.exp(),
+        p.abs(),
+    ] {
+        assert!(r.is_poison(), "{r:?}");
+    }
+    assert!(p != p);
+    assert!(p.partial_cmp(&q(0.0)).is_none());
+    assert_eq!(p.partial_cmp(&q(1.0)), None);
+    assert!(!p.is_finite() && q(3.0).is_finite());
+    assert!(p.to_f64().is_nan());
+    // Adding to the poison pattern must not make a number of it.
+    assert!((p + q(0.5)).is_poison());
+}
+
+#[test]
+fn powi_is_repeated_multiplication() {
+    assert_eq!(q(2.0).powi(10).to_f64(), 1024.0);
+    assert_eq!(q(2.0).powi(-2).to_f64(), 0.25);
+    assert_eq!(q(-1.5).powi(3).to_f64(), -3.375);
+    assert_eq!(q(0.0).powi(0).to_f64(), 1.0);
+    assert!(q(2.0).powi(15).is_poison());
+    assert!(q(0.0).powi(-1).is_poison());
+    assert!(Q16::POISON.powi(0).is_poison());
+}
+
+#[test]
+fn display_and_debug() {
+    assert_eq!(format!("{}", q(-2.5)), "-2.5");
+    assert_eq!(format!("{:?}", q(0.25)), "Q16(0.25)");
+    assert_eq!(format!("{}", Q16::POISON), "poison");
+}
