@@ -180,8 +180,9 @@ impl<S: Scalar> TapeView<S> {
     /// ```
     pub fn first_non_finite(&self) -> Option<Anomaly<S>> {
         let first = self
-            .with_slots(|s| s.iter().position(|h| h.is_header() && !h.x.is_finite()))
-            .ok()?;
+            .slots()
+            .iter()
+            .position(|h| h.is_header() && !h.x().is_finite());
         match first {
             Some(i) => self.value_anomaly(i),
             None => self.gradient_anomaly(self.len()),
@@ -290,8 +291,9 @@ impl<S: Scalar> TapeView<S> {
 
     /// The report for statement `i`, of kind `Value`.
     fn value_anomaly(&self, i: usize) -> Option<Anomaly<S>> {
-        self.with_slots(|slots| {
-            let head = *slots.get(i).filter(|h| h.is_header())?;
+        let slots = self.slots();
+        {
+            let head = slots.get(i).filter(|h| h.is_header())?;
             let blank = AnomalyInput {
                 index: 0,
                 op: Op::Leaf,
@@ -301,25 +303,23 @@ impl<S: Scalar> TapeView<S> {
             let mut inputs = [blank; LISTED];
             let operands = &slots[i - head.count()..i];
             for (slot, o) in inputs.iter_mut().zip(operands) {
-                let target: &Slot<S> = slots.get(o.link as usize)?;
+                let target: &Slot<S> = slots.get(o.link() as usize)?;
                 *slot = AnomalyInput {
-                    index: o.link as usize,
+                    index: o.link() as usize,
                     op: target.op(),
-                    value: target.x,
-                    partial: o.x,
+                    value: target.x(),
+                    partial: o.x(),
                 };
             }
             Some(Anomaly {
                 kind: AnomalyKind::Value,
                 index: i,
                 op: head.op(),
-                value: head.x,
+                value: head.x(),
                 inputs,
                 listed: operands.len().min(LISTED),
             })
-        })
-        .ok()
-        .flatten()
+        }
     }
 
     /// Walks from non-finite statement `i` through non-finite operands to where they started.
@@ -330,15 +330,12 @@ impl<S: Scalar> TapeView<S> {
                 return None;
             }
             // Operands precede their statement, so the walk strictly descends and ends.
-            let next = self
-                .with_slots(|slots| {
-                    let count = slots[i].count();
-                    slots[i - count..i]
-                        .iter()
-                        .map(|o| o.link as usize)
-                        .find(|&t| !slots[t].x.is_finite())
-                })
-                .ok()?;
+            let slots = self.slots();
+            let count = slots[i].count();
+            let next = slots[i - count..i]
+                .iter()
+                .map(|o| o.link() as usize)
+                .find(|&t| !slots[t].x().is_finite());
             match next {
                 Some(t) => i = t,
                 None => return Some(anomaly),
@@ -351,31 +348,30 @@ impl<S: Scalar> TapeView<S> {
         // Backward visits statements from the top down; a statement's adjoint is final when it
         // is visited. The first visited statement with a finite adjoint that sends a non-finite
         // term to an operand is where the gradient went bad.
-        let found = self
-            .with_slots(|slots| {
-                let mut highest_bad = None;
-                let mut p = end.min(slots.len());
-                while p > 0 {
-                    let h = p - 1;
-                    let head = slots[h];
-                    let base = h - head.count().min(h);
-                    let g = head.adj;
-                    if !g.is_finite() {
-                        highest_bad.get_or_insert(h);
-                    } else if !g.is_zero() {
-                        for (k, o) in slots[base..h].iter().enumerate() {
-                            if !(g * o.x).is_finite() {
-                                return Some((o.link as usize, Some((h, k))));
-                            }
+        let slots = self.slots();
+        let found = (|| {
+            let mut highest_bad = None;
+            let mut p = end.min(slots.len());
+            while p > 0 {
+                let h = p - 1;
+                let head = &slots[h];
+                let base = h - head.count().min(h);
+                let g = head.adj();
+                if !g.is_finite() {
+                    highest_bad.get_or_insert(h);
+                } else if !g.is_zero() {
+                    for (k, o) in slots[base..h].iter().enumerate() {
+                        if !(g * o.x()).is_finite() {
+                            return Some((o.link() as usize, Some((h, k))));
                         }
                     }
-                    p = base;
                 }
-                // No single term is non-finite, so the highest statement with a non-finite
-                // gradient got it by overflowing a sum of finite terms.
-                highest_bad.map(|b| (b, None))
-            })
-            .ok()??;
+                p = base;
+            }
+            // No single term is non-finite, so the highest statement with a non-finite
+            // gradient got it by overflowing a sum of finite terms.
+            highest_bad.map(|b| (b, None))
+        })()?;
         self.replay_sum(found.0, end, found.1)
     }
 
@@ -385,42 +381,41 @@ impl<S: Scalar> TapeView<S> {
     /// report.
     fn replay_sum(&self, k: usize, end: usize, stop: Option<(usize, usize)>) -> Option<Anomaly<S>> {
         let seed = self.last_seed();
-        let step = self
-            .with_slots(|slots| {
-                // The sweep seeds the output's own pairs first, then adds the statements' terms.
-                let mut sum = S::ZERO;
-                for (i, d) in seed {
-                    if i as usize == k {
-                        sum += d;
-                    }
+        let slots = self.slots();
+        let step = (|| {
+            // The sweep seeds the output's own pairs first, then adds the statements' terms.
+            let mut sum = S::ZERO;
+            for (i, d) in seed {
+                if i as usize == k {
+                    sum += d;
                 }
-                let mut p = end.min(slots.len());
-                while p > k + 1 {
-                    let h = p - 1;
-                    let head = slots[h];
-                    let base = h - head.count().min(h);
-                    let g = head.adj;
-                    if !g.is_zero() {
-                        for (s, o) in slots[base..h].iter().enumerate() {
-                            if o.link as usize != k {
-                                continue;
-                            }
-                            let contribution = g * o.x;
-                            sum += contribution;
-                            let here = match stop {
-                                Some(at) => at == (h, s),
-                                None => !sum.is_finite(),
-                            };
-                            if here {
-                                return Some((h, g, o.x, contribution, sum));
-                            }
+            }
+            let mut p = end.min(slots.len());
+            while p > k + 1 {
+                let h = p - 1;
+                let head = &slots[h];
+                let base = h - head.count().min(h);
+                let g = head.adj();
+                if !g.is_zero() {
+                    for (s, o) in slots[base..h].iter().enumerate() {
+                        if o.link() as usize != k {
+                            continue;
+                        }
+                        let contribution = g * o.x();
+                        sum += contribution;
+                        let here = match stop {
+                            Some(at) => at == (h, s),
+                            None => !sum.is_finite(),
+                        };
+                        if here {
+                            return Some((h, g, o.x(), contribution, sum));
                         }
                     }
-                    p = base;
                 }
-                None
-            })
-            .ok()??;
+                p = base;
+            }
+            None
+        })()?;
         let (h, adjoint, local, contribution, sum) = step;
         let mut anomaly = self.value_anomaly(h)?;
         anomaly.kind = AnomalyKind::Gradient {

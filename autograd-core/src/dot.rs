@@ -34,31 +34,28 @@ impl<S: Scalar> TapeView<S> {
     /// ```
     pub fn write_dot<W: Write>(&self, w: &mut W) -> fmt::Result {
         w.write_str("digraph tape {\n  rankdir=LR;\n  node [shape=record];\n")?;
-        let written = self.with_slots(|slots| -> fmt::Result {
-            for (i, h) in slots.iter().enumerate() {
-                if !h.is_header() {
-                    continue;
-                }
+        let slots = self.slots();
+        for (i, h) in slots.iter().enumerate() {
+            if !h.is_header() {
+                continue;
+            }
+            writeln!(
+                w,
+                "  n{i} [label=\"{{ #{i} | {} | data {} | grad {} }}\"];",
+                h.op(),
+                Compact(h.x().to_f64()),
+                Compact(h.adj().to_f64())
+            )?;
+            for (k, o) in slots[i - h.count()..i].iter().enumerate() {
                 writeln!(
                     w,
-                    "  n{i} [label=\"{{ #{i} | {} | data {} | grad {} }}\"];",
-                    h.op(),
-                    Compact(h.x.to_f64()),
-                    Compact(h.adj.to_f64())
+                    "  n{} -> n{i} [label=\"{}: {}\"];",
+                    o.link(),
+                    k + 1,
+                    Compact(o.x().to_f64())
                 )?;
-                for (k, o) in slots[i - h.count()..i].iter().enumerate() {
-                    writeln!(
-                        w,
-                        "  n{} -> n{i} [label=\"{}: {}\"];",
-                        o.link,
-                        k + 1,
-                        Compact(o.x.to_f64())
-                    )?;
-                }
             }
-            Ok(())
-        });
-        written.map_err(|_| fmt::Error)??;
+        }
         w.write_str("}\n")
     }
 }

@@ -102,9 +102,6 @@ pub enum Error {
         /// `true` if its value is finite and a gradient term through it is not.
         in_gradient: bool,
     },
-    /// The tape was in use by another access (only possible from inside a `fmt::Write` that
-    /// records on the tape it is exporting).
-    Busy,
 }
 
 impl fmt::Display for TapeError {
@@ -166,7 +163,6 @@ impl fmt::Display for TapeError {
                      `non_finite_origin` reports its operands"
                 )
             }
-            TapeError::Busy => f.write_str("the tape is already in use"),
         }
     }
 }

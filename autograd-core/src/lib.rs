@@ -54,7 +54,9 @@
 //! with finite derivatives, for every finite input.
 #![cfg_attr(not(test), no_std)]
 #![deny(missing_docs)]
-#![forbid(unsafe_code)]
+// One `unsafe` block, in `Tape::boxed` (feature `alloc`), allowed where it is; none elsewhere.
+#![deny(unsafe_code)]
+#![warn(clippy::undocumented_unsafe_blocks)]
 
 #[cfg(feature = "alloc")]
 extern crate alloc;

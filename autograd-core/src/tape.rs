@@ -11,7 +11,7 @@
 //! operations never touch the tape: a statement is written only when a result depends on more
 //! than two recorded values (see `var.rs`).
 
-use core::cell::{Cell, RefCell};
+use core::cell::Cell;
 use core::fmt;
 use core::marker::PhantomData;
 use core::ops::{Deref, DerefMut};
@@ -20,6 +20,8 @@ use crate::op::Op;
 use crate::{Scalar, TapeError, Var};
 
 mod backward;
+#[cfg(feature = "alloc")]
+mod boxed;
 mod closure;
 mod gradients;
 mod ids;
@@ -46,52 +48,102 @@ pub(crate) const MAX_OPERANDS: usize = COUNT_MASK as usize;
 /// A header holds the statement's value in `x`, its adjoint in `adj`, and its operation and
 /// operand count in `link`; an operand holds a partial derivative in `x` and the index of the
 /// header it refers to in `link`. 12 bytes in `f32`, 24 in `f64`.
-#[derive(Clone, Copy, Debug)]
+///
+/// Each field is a [`Cell`] (which has the layout of what it holds), so a tape is written through
+/// a shared reference without a borrow flag to test on every write, and a heap-placed tape can
+/// be initialized slot by slot where it lies (`Tape::boxed`, feature `alloc`).
 pub struct Slot<S> {
-    pub(crate) x: S,
-    pub(crate) adj: S,
-    pub(crate) link: u32,
+    x: Cell<S>,
+    adj: Cell<S>,
+    link: Cell<u32>,
 }
 
 impl<S: Scalar> Slot<S> {
-    const EMPTY: Self = Slot {
-        x: S::ZERO,
-        adj: S::ZERO,
-        link: 0,
+    /// A fresh empty slot at each use (array repeats and in-place writes need a `const`).
+    #[allow(clippy::declare_interior_mutable_const)]
+    pub(crate) const EMPTY: Self = Slot {
+        x: Cell::new(S::ZERO),
+        adj: Cell::new(S::ZERO),
+        link: Cell::new(0),
     };
 
+    /// Writes a header (with a zero adjoint).
     #[inline(always)]
-    pub(crate) fn header(value: S, op: Op, count: usize) -> Self {
-        Slot {
-            x: value,
-            adj: S::ZERO,
-            link: HEADER | (count as u32 & COUNT_MASK) | ((op as u32 & 0x7F) << COUNT_BITS),
-        }
+    pub(crate) fn put_header(&self, value: S, op: Op, count: usize) {
+        self.put(value, header_link(op, count));
+    }
+
+    /// Writes an operand (with a zero adjoint).
+    #[inline(always)]
+    pub(crate) fn put_operand(&self, index: u32, partial: S) {
+        self.put(partial, index);
     }
 
     #[inline(always)]
-    pub(crate) fn operand(index: u32, partial: S) -> Self {
-        Slot {
-            x: partial,
-            adj: S::ZERO,
-            link: index,
-        }
+    fn put(&self, x: S, link: u32) {
+        self.x.set(x);
+        self.adj.set(S::ZERO);
+        self.link.set(link);
+    }
+
+    /// A header's value or an operand's partial.
+    #[inline(always)]
+    pub(crate) fn x(&self) -> S {
+        self.x.get()
+    }
+
+    #[inline(always)]
+    pub(crate) fn set_x(&self, x: S) {
+        self.x.set(x);
+    }
+
+    /// A header's adjoint.
+    #[inline(always)]
+    pub(crate) fn adj(&self) -> S {
+        self.adj.get()
+    }
+
+    #[inline(always)]
+    pub(crate) fn set_adj(&self, adj: S) {
+        self.adj.set(adj);
+    }
+
+    /// An operand's index (a header's link is its operation and count).
+    #[inline(always)]
+    pub(crate) fn link(&self) -> u32 {
+        self.link.get()
     }
 
     #[inline(always)]
     pub(crate) fn count(&self) -> usize {
-        (self.link & COUNT_MASK) as usize
+        (self.link() & COUNT_MASK) as usize
     }
 
     #[inline(always)]
     pub(crate) fn op(&self) -> Op {
-        Op::from_code(((self.link & !HEADER) >> COUNT_BITS) as u8)
+        Op::from_code(((self.link() & !HEADER) >> COUNT_BITS) as u8)
     }
 
     #[inline(always)]
     pub(crate) fn is_header(&self) -> bool {
-        self.link & HEADER != 0
+        self.link() & HEADER != 0
     }
+}
+
+impl<S: Scalar> fmt::Debug for Slot<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Slot")
+            .field("x", &self.x())
+            .field("adj", &self.adj())
+            .field("link", &self.link())
+            .finish()
+    }
+}
+
+/// A header's `link`: the operation and the operand count.
+#[inline(always)]
+fn header_link(op: Op, count: usize) -> u32 {
+    HEADER | (count as u32 & COUNT_MASK) | ((op as u32 & 0x7F) << COUNT_BITS)
 }
 
 /// A recorded statement, as [`TapeView::node`] reports it.
@@ -116,12 +168,12 @@ pub struct Node<S> {
 /// `dot(w, x) + b` one statement of `2 n + 1` operands. Too small a tape is an error value, never
 /// a crash: see [`TapeError::CapacityExceeded`].
 ///
-/// A slot is 12 bytes in `f32` and 24 in `f64`, and the tape lives where you put it: a local
-/// tape of many slots needs that much stack. `Box::new(Tape::new())` builds in place in release
-/// builds, but in a debug build the value passes through the stack first, so a tape of more than
-/// a few hundred thousand slots overflows a default 8 MiB main thread there; build it on a
-/// thread with a larger stack (as `autograd_nn::boxed_tape` does with `std`). A heap constructor
-/// that never touches the stack is not available yet.
+/// **Where it lives**: a slot is 12 bytes in `f32` and 24 in `f64`, and the tape lives where you
+/// put it: in a `static` or a local (`Tape::new` is `const`; a local needs that much stack), or,
+/// with the feature `alloc`, on the heap with `Tape::boxed()`, which never builds it on the
+/// stack. Prefer `boxed` to `Box::new(Tape::new())` for large tapes: in a debug build that
+/// expression builds the tape on the stack first, and a tape of a few hundred thousand slots
+/// overflows an 8 MiB main thread.
 ///
 /// ```
 /// use autograd_core::Tape;
@@ -160,7 +212,7 @@ pub struct TapeView<S: Scalar, B: ?Sized = [Slot<S>]> {
     /// This tape's tag for [`NodeId`] and [`Mark`] (0 until first needed).
     tag: Cell<u32>,
     scalar: PhantomData<S>,
-    slots: RefCell<B>,
+    slots: B,
 }
 
 impl<S: Scalar, const N: usize> Tape<S, N> {
@@ -180,7 +232,7 @@ impl<S: Scalar, const N: usize> Tape<S, N> {
                 sweeps: Cell::new(0),
                 tag: Cell::new(0),
                 scalar: PhantomData,
-                slots: RefCell::new([Slot::EMPTY; N]),
+                slots: [Slot::EMPTY; N],
             },
         }
     }
@@ -253,7 +305,7 @@ impl<S: Scalar> TapeView<S> {
 
     /// Maximum number of slots.
     pub fn capacity(&self) -> usize {
-        self.slots.try_borrow().map_or(0, |s| s.len())
+        self.slots.len()
     }
 
     /// `Ok` unless a recording failed since the tape was created or last rewound.
@@ -305,11 +357,11 @@ impl<S: Scalar> TapeView<S> {
     }
 
     /// The header at slot `id`, if that slot is in use and is a header.
-    fn header_at(&self, slots: &[Slot<S>], id: NodeId) -> Result<Slot<S>, TapeError> {
+    fn header_at(&self, id: NodeId) -> Result<&Slot<S>, TapeError> {
         self.own(id.tag)?;
         let len = self.len();
-        match slots[..len].get(id.index()) {
-            Some(h) if h.is_header() => Ok(*h),
+        match self.slots()[..len].get(id.index()) {
+            Some(h) if h.is_header() => Ok(h),
             _ => Err(TapeError::UnknownNode {
                 index: id.index(),
                 len,
@@ -320,9 +372,8 @@ impl<S: Scalar> TapeView<S> {
     /// A fresh handle to an existing statement (e.g. a parameter kept across
     /// [`rewind`](Self::rewind)).
     pub fn get(&self, id: NodeId) -> Result<Var<'_, S>, TapeError> {
-        let slots = self.slots.try_borrow().map_err(|_| TapeError::Busy)?;
-        let h = self.header_at(&slots, id)?;
-        Ok(Var::node(self, id.index, h.x))
+        let h = self.header_at(id)?;
+        Ok(Var::node(self, id.index, h.x()))
     }
 
     /// Sets the value of a leaf (e.g. a parameter after an optimizer step). Statements computed
@@ -331,10 +382,9 @@ impl<S: Scalar> TapeView<S> {
     pub fn set_value(&mut self, id: NodeId, value: S) -> Result<(), TapeError> {
         self.own(id.tag)?;
         let len = self.len();
-        let slots = self.slots.get_mut();
-        match slots[..len].get_mut(id.index()) {
-            Some(slot) if slot.link == Slot::<S>::header(value, Op::Leaf, 0).link => {
-                slot.x = value;
+        match self.slots[..len].get(id.index()) {
+            Some(slot) if slot.link() == header_link(Op::Leaf, 0) => {
+                slot.set_x(value);
                 Ok(())
             }
             Some(slot) if !slot.is_header() => Err(TapeError::UnknownNode {
@@ -351,12 +401,11 @@ impl<S: Scalar> TapeView<S> {
 
     /// Reads a statement: its operation, value, adjoint and number of operands.
     pub fn node(&self, id: NodeId) -> Result<Node<S>, TapeError> {
-        let slots = self.slots.try_borrow().map_err(|_| TapeError::Busy)?;
-        let h = self.header_at(&slots, id)?;
+        let h = self.header_at(id)?;
         Ok(Node {
             op: h.op(),
-            value: h.x,
-            grad: h.adj,
+            value: h.x(),
+            grad: h.adj(),
             operands: h.count(),
         })
     }
@@ -367,30 +416,27 @@ impl<S: Scalar> TapeView<S> {
         id: NodeId,
         mut f: impl FnMut(usize, S),
     ) -> Result<(), TapeError> {
-        let slots = self.slots.try_borrow().map_err(|_| TapeError::Busy)?;
-        let h = self.header_at(&slots, id)?;
-        for o in &slots[id.index() - h.count()..id.index()] {
-            f(o.link as usize, o.x);
+        let count = self.header_at(id)?.count();
+        for o in &self.slots[id.index() - count..id.index()] {
+            f(o.link() as usize, o.x());
         }
         Ok(())
     }
 
     /// Calls `f(id, node)` for every statement (leaves included) in creation order, without
-    /// copying the tape.
-    pub fn for_each_node(&self, mut f: impl FnMut(NodeId, &Node<S>)) -> Result<(), TapeError> {
-        let slots = self.slots.try_borrow().map_err(|_| TapeError::Busy)?;
-        for (i, h) in slots[..self.len()].iter().enumerate() {
+    /// copying the tape. Statements that `f` records are not visited.
+    pub fn for_each_node(&self, mut f: impl FnMut(NodeId, &Node<S>)) {
+        for (i, h) in self.slots().iter().enumerate() {
             if h.is_header() {
                 let node = Node {
                     op: h.op(),
-                    value: h.x,
-                    grad: h.adj,
+                    value: h.x(),
+                    grad: h.adj(),
                     operands: h.count(),
                 };
                 f(NodeId::on(self, i as u32), &node);
             }
         }
-        Ok(())
     }
 
     /// The seed of the last sweep (see the field).
@@ -398,10 +444,10 @@ impl<S: Scalar> TapeView<S> {
         self.seed.get()
     }
 
-    /// Runs `f` on the slots in use (for the anomaly scan and the graph export).
-    pub(crate) fn with_slots<R>(&self, f: impl FnOnce(&[Slot<S>]) -> R) -> Result<R, TapeError> {
-        let slots = self.slots.try_borrow().map_err(|_| TapeError::Busy)?;
-        Ok(f(&slots[..self.len()]))
+    /// The slots in use.
+    #[inline]
+    pub(crate) fn slots(&self) -> &[Slot<S>] {
+        &self.slots[..self.len()]
     }
 }
 
@@ -419,7 +465,8 @@ mod tests {
     fn headers_round_trip_op_and_count() {
         for &op in Op::ALL {
             for count in [0, 1, 4, MAX_OPERANDS] {
-                let h = Slot::header(1.5_f64, op, count);
+                let h = Slot::EMPTY;
+                h.put_header(1.5_f64, op, count);
                 assert_eq!((h.op(), h.count()), (op, count));
             }
         }

@@ -90,8 +90,7 @@ impl NodeIdOf {
         let mut first = None;
         t.for_each_node(|id, _| {
             first.get_or_insert(id);
-        })
-        .unwrap();
+        });
         first.unwrap()
     }
 }

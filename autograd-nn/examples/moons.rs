@@ -22,8 +22,8 @@ use std::time::Instant;
 use autograd_core::{Tape, TapeView};
 use autograd_nn::data::{self, Sample};
 use autograd_nn::{
-    boxed_tape, Activation, Hinge, Init, LearningRate, Mlp, NnError, Objective, Rng, Sgd, Stats,
-    TrainConfig, Trainer,
+    Activation, Hinge, Init, LearningRate, Mlp, NnError, Objective, Rng, Sgd, Stats, TrainConfig,
+    Trainer,
 };
 use plotters::prelude::*;
 
@@ -108,7 +108,7 @@ pub fn train(seed: u64, verbose: bool, small_tape: bool) -> Result<MoonsRun, NnE
         small = Tape::<f64, SMALL_TAPE_NODES>::new();
         (&mut small, SMALL_TAPE_NODES)
     } else {
-        big = boxed_tape::<f64, TAPE_NODES>();
+        big = Tape::<f64, TAPE_NODES>::boxed();
         (&mut big, TAPE_NODES)
     };
     let mut trainer = Trainer::new(tape, &params)?;

@@ -12,9 +12,10 @@ use std::ops::ControlFlow;
 use std::process::ExitCode;
 use std::time::Instant;
 
+use autograd_core::Tape;
 use autograd_nn::{
-    boxed_tape, data, Activation, Adam, Init, LearningRate, Mlp, Objective, Rng,
-    SoftmaxCrossEntropy, Stats, TrainConfig, Trainer,
+    data, Activation, Adam, Init, LearningRate, Mlp, Objective, Rng, SoftmaxCrossEntropy, Stats,
+    TrainConfig, Trainer,
 };
 
 const MODEL: Mlp<4> = Mlp::new([2, 16, 16, 3], Activation::Relu, Activation::Linear);
@@ -35,7 +36,7 @@ pub fn train(seed: u64, verbose: bool) -> Result<(Stats, usize), autograd_nn::Nn
     let mut params = [0.0_f64; P];
     MODEL.init(&mut params, Init::He, &mut Rng::new(seed))?;
     let objective = Objective::new(MODEL, SoftmaxCrossEntropy);
-    let mut tape = boxed_tape::<f64, TAPE_NODES>();
+    let mut tape = Tape::<f64, TAPE_NODES>::boxed();
     let mut trainer = Trainer::new(&mut *tape, &params)?;
     let mut adam = Adam::new(LearningRate::Constant(0.02));
     let config = TrainConfig {

@@ -2,8 +2,8 @@
 //! [`autograd_core`], without a heap.
 //!
 //! `autograd-nn` trains the small networks of the seed lesson (XOR) and of micrograd's demo (two
-//! moons) on a host or on a microcontroller. It is `#![no_std]` and never allocates (the `std`
-//! feature adds one host helper, `boxed_tape`, that does): a network
+//! moons) on a host or on a microcontroller. It is `#![no_std]` and never allocates (a large tape for a host goes on the heap with
+//! the core's [`Tape::boxed`](autograd_core::Tape::boxed), feature `alloc`): a network
 //! is a `Copy` description ([`Mlp`]), its parameters are a plain `[S; P]` array the caller owns,
 //! and a [`Trainer`] reuses one fixed-capacity [`Tape`](autograd_core::Tape) for every step: it
 //! rewinds to the parameters, records the forward pass and the loss, runs one backward sweep
@@ -72,30 +72,3 @@ pub use objective::{Objective, Stats};
 pub use optim::{Adam, LearningRate, Momentum, Optimizer, Schedule, Sgd};
 pub use rng::Rng;
 pub use train::{Outcome, Progress, Stop, TrainConfig, Trainer};
-
-#[cfg(feature = "std")]
-extern crate std;
-
-/// A large tape on the heap (`std` feature), built on a helper thread whose stack can hold it
-/// (unoptimised builds move a value through several stack slots; untouched stack pages cost no
-/// memory), so that the caller's stack (2 MiB on a test thread, less on many others) never holds
-/// the tape even for a moment. A tape is `N * 24` bytes in `f64`.
-///
-/// # Panics
-/// If the operating system cannot start the helper thread (out of memory or threads).
-///
-/// ```
-/// let tape = autograd_nn::boxed_tape::<f64, 200_000>(); // 4.8 MB
-/// assert_eq!(tape.capacity(), 200_000);
-/// ```
-#[cfg(feature = "std")]
-pub fn boxed_tape<S: autograd_core::Scalar + Send, const N: usize>(
-) -> std::boxed::Box<autograd_core::Tape<S, N>> {
-    let bytes = core::mem::size_of::<autograd_core::Tape<S, N>>();
-    std::thread::Builder::new()
-        .stack_size(8 * bytes + (4 << 20))
-        .spawn(|| std::boxed::Box::new(autograd_core::Tape::new()))
-        .expect("spawning the thread that builds a tape")
-        .join()
-        .expect("building a tape")
-}

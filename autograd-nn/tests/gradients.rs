@@ -5,8 +5,8 @@
 use autograd_core::{central_step, compare, Dual, Tape, TapeError, Tolerance};
 use autograd_nn::data::{self, Sample};
 use autograd_nn::{
-    boxed_tape, Activation, BceWithLogits, Hinge, Init, Loss, Mlp, NnError, Objective, Reduction,
-    Rng, SoftmaxCrossEntropy, SquaredError, Trainer,
+    Activation, BceWithLogits, Hinge, Init, Loss, Mlp, NnError, Objective, Reduction, Rng,
+    SoftmaxCrossEntropy, SquaredError, Trainer,
 };
 
 /// Tape gradient, forward-mode gradient and central differences of `objective` at `params`.
@@ -15,7 +15,7 @@ fn three_gradients<L: Loss, const D: usize, const P: usize, const I: usize>(
     params: &[f64; P],
     batch: &[Sample<I>],
 ) -> ([f64; P], [f64; P], [f64; P]) {
-    let mut tape = boxed_tape::<f64, 20_000>();
+    let mut tape = Tape::<f64, 20_000>::boxed();
     let mut trainer = Trainer::new(&mut *tape, params).unwrap();
     let stats = trainer.gradient(objective, params, batch).unwrap();
     let reverse = *trainer.grads();
@@ -184,7 +184,7 @@ fn a_small_tape_gives_the_same_gradient_in_several_sweeps() {
     let params: [f64; P] = init(&MODEL, Init::Uniform, 9);
     let objective = Objective::new(MODEL, Hinge).with_l2(1e-4);
 
-    let mut big = boxed_tape::<f64, 20_000>();
+    let mut big = Tape::<f64, 20_000>::boxed();
     let mut one = Trainer::new(&mut *big, &params).unwrap();
     let full = one.gradient(&objective, &params, &batch).unwrap();
     assert_eq!(one.sweeps(), 1);
@@ -198,7 +198,7 @@ fn a_small_tape_gives_the_same_gradient_in_several_sweeps() {
 
     // Room for the parameters, the penalty and about three samples per sweep.
     const ROOM: usize = P + 2 * P + 1 + 3 * (MODEL.forward_slots() + 7) + 4;
-    let mut small = boxed_tape::<f64, ROOM>();
+    let mut small = Tape::<f64, ROOM>::boxed();
     let mut chunked = Trainer::new(&mut *small, &params).unwrap();
     let parts = chunked.gradient(&objective, &params, &batch).unwrap();
     // Never more samples per sweep than the room for `ROOM` allows at the measured cost.
@@ -221,7 +221,7 @@ fn a_small_tape_gives_the_same_gradient_in_several_sweeps() {
     // Too small for the penalty together with a sample: the penalty gets a sweep of its own.
     // (The penalty is one statement of 2P operands: 2P + 1 slots; 20 more are less than a
     // sample.)
-    let mut tiny = boxed_tape::<f64, { P + 2 * P + 1 + 20 }>();
+    let mut tiny = Tape::<f64, { P + 2 * P + 1 + 20 }>::boxed();
     let mut alone = Trainer::new(&mut *tiny, &params).unwrap();
     alone.gradient(&objective, &params, &batch).unwrap();
     // The penalty gets a sweep of its own; the room after the parameters holds fewer than two

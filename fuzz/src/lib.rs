@@ -79,8 +79,7 @@ pub fn statements<S: Scalar>(tape: &TapeView<S>) -> Vec<Statement<S>> {
             node: *node,
             operands: Vec::new(),
         })
-    })
-    .expect("not busy");
+    });
     for s in &mut out {
         tape.for_each_operand(s.id, |i, d| s.operands.push((i, d)))
             .expect("a statement has operands");

@@ -13,6 +13,7 @@ mod firmware;
 mod fuzz;
 mod grad;
 mod json;
+mod miri;
 mod mutants;
 mod svg;
 mod table;
@@ -27,6 +28,7 @@ Tasks:
   fuzz       run the cargo-fuzz targets for a bounded time
   grad       the lessons' calculator: an expression's value and gradient at points by reverse
              mode, forward mode and finite differences (Hessian, f32, graph and step-size plot)
+  miri       the core's one unsafe block (the heap-placed tape) under Miri
   mutants    mutation testing of the core's derivative rules (cargo-mutants)
 
 Run `cargo xtask <task> --help` for a task's options.
@@ -44,6 +46,7 @@ fn main() -> ExitCode {
         "firmware" => firmware::run(rest),
         "fuzz" => fuzz::run(rest),
         "grad" => grad::run(rest),
+        "miri" => miri::run(rest),
         "mutants" => mutants::run(rest),
         "help" | "--help" | "-h" => {
             print!("{HELP}");

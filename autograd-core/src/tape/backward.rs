@@ -2,7 +2,7 @@
 
 use crate::{Scalar, TapeError, Var};
 
-use super::{Gradients, Mark, TapeView, POISON};
+use super::{Gradients, Mark, Slot, TapeView, POISON};
 
 impl<S: Scalar> TapeView<S> {
     /// Reverse mode: one sweep from `y` down to the first slot gives `dy/dv` for every statement
@@ -60,22 +60,21 @@ impl<S: Scalar> TapeView<S> {
         }
         self.sweeps.set(self.sweeps.get().wrapping_add(1));
         let len = self.len();
-        let mut slots = self.slots.try_borrow_mut().map_err(|_| TapeError::Busy)?;
-        let slots = &mut slots[..len];
+        let slots = &self.slots[..len];
         let all = y.pair_array();
         let pairs = &all[..y.pending()];
         let root = pairs.iter().map(|p| p.0 as usize + 1).max().unwrap_or(0);
         let lo = if ABOVE { lo.min(root) } else { 0 };
         let (dirty_lo, dirty_hi) = self.dirty.replace((lo as u32, root as u32));
         let dirty_hi = (dirty_hi as usize).min(len);
-        for slot in &mut slots[(dirty_lo as usize).min(dirty_hi)..dirty_hi] {
-            slot.adj = S::ZERO;
+        for slot in &slots[(dirty_lo as usize).min(dirty_hi)..dirty_hi] {
+            slot.set_adj(S::ZERO);
         }
         let mut seed = [(POISON, S::ZERO); 2];
         for (k, &(i, d)) in pairs.iter().enumerate() {
-            if let Some(s) = slots.get_mut(i as usize) {
+            if let Some(s) = slots.get(i as usize) {
                 if !ABOVE || i as usize >= lo {
-                    s.adj += d;
+                    s.set_adj(s.adj() + d);
                     seed[k] = (i, d);
                 }
             }
@@ -84,17 +83,17 @@ impl<S: Scalar> TapeView<S> {
         let mut p = root;
         while p > lo {
             let h = p - 1;
-            let head = slots[h];
+            let head = &slots[h];
             let base = h - head.count().min(h);
-            let a = head.adj;
+            let a = head.adj();
             if !a.is_zero() {
-                for q in base..h {
-                    let o = slots[q];
+                for o in &slots[base..h] {
+                    let link = o.link() as usize;
                     // Operands refer to earlier headers, so this never misses; a failed
                     // recording never reaches the tape.
-                    if let Some(t) = slots.get_mut(o.link as usize) {
-                        if !ABOVE || o.link as usize >= lo {
-                            t.adj += a * o.x;
+                    if let Some(t) = slots.get(link) {
+                        if !ABOVE || link >= lo {
+                            t.set_adj(t.adj() + a * o.x());
                         }
                     }
                 }
@@ -108,12 +107,9 @@ impl<S: Scalar> TapeView<S> {
     /// handle that is not a single recorded statement (see [`Var::id`]).
     pub fn grad(&self, x: Var<'_, S>) -> S {
         match x.id() {
-            Some(id) if x.tape().is_some_and(|t| core::ptr::eq(t, self)) => self
-                .slots
-                .try_borrow()
-                .ok()
-                .and_then(|s| s[..self.len()].get(id.index()).map(|s| s.adj))
-                .unwrap_or(S::ZERO),
+            Some(id) if x.tape().is_some_and(|t| core::ptr::eq(t, self)) => {
+                self.slots().get(id.index()).map_or(S::ZERO, Slot::adj)
+            }
             _ => S::ZERO,
         }
     }

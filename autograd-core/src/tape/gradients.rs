@@ -91,12 +91,11 @@ impl<'t, S: Scalar> Gradients<'t, S> {
                 found: out.len(),
             });
         }
-        let slots = self.tape.slots.try_borrow().map_err(|_| TapeError::Busy)?;
-        let slots = &slots[..self.tape.len()];
+        let slots = self.tape.slots();
         for (x, o) in xs.iter().zip(out.iter_mut()) {
             *o = match x.id() {
                 Some(id) if x.tape().is_some_and(|t| core::ptr::eq(t, self.tape)) => {
-                    slots.get(id.index()).map_or(S::ZERO, |s| s.adj)
+                    slots.get(id.index()).map_or(S::ZERO, |s| s.adj())
                 }
                 _ => S::ZERO,
             };

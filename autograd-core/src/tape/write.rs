@@ -32,20 +32,14 @@ impl<S: Scalar> TapeView<S> {
     /// Appends a leaf and returns its index, or `POISON` (and records why) if it cannot.
     #[inline]
     pub(crate) fn push_leaf(&self, value: S) -> u32 {
-        let Ok(mut slots) = self.slots.try_borrow_mut() else {
-            return self.fail(TapeError::Busy);
-        };
         let len = self.len.get();
-        match slots.get_mut(len as usize) {
+        match self.slots.get(len as usize) {
             Some(s) => {
-                *s = Slot::header(value, Op::Leaf, 0);
+                s.put_header(value, Op::Leaf, 0);
                 self.len.set(len + 1);
                 len
             }
-            None => {
-                drop(slots);
-                self.full(1)
-            }
+            None => self.full(1),
         }
     }
 
@@ -54,23 +48,19 @@ impl<S: Scalar> TapeView<S> {
     /// test, no loop), so the common case has no data-dependent branch.
     #[inline]
     pub(crate) fn push4(&self, op: Op, value: S, operands: [(u32, S); 4], n: usize) -> u32 {
-        let Ok(mut slots) = self.slots.try_borrow_mut() else {
-            return self.fail(TapeError::Busy);
-        };
         let len = self.len.get() as usize;
         let n = n.min(4);
-        if let Some(w) = slots.get_mut(len..len + 5) {
+        if let Some(w) = self.slots.get(len..len + 5) {
             for k in 0..4 {
-                w[k] = Slot::operand(operands[k].0, operands[k].1);
+                w[k].put_operand(operands[k].0, operands[k].1);
             }
-            w[n] = Slot::header(value, op, n);
-        } else if let Some(w) = slots.get_mut(len..len + n + 1) {
+            w[n].put_header(value, op, n);
+        } else if let Some(w) = self.slots.get(len..len + n + 1) {
             for k in 0..n {
-                w[k] = Slot::operand(operands[k].0, operands[k].1);
+                w[k].put_operand(operands[k].0, operands[k].1);
             }
-            w[n] = Slot::header(value, op, n);
+            w[n].put_header(value, op, n);
         } else {
-            drop(slots);
             return self.full(n + 1);
         }
         self.len.set((len + n + 1) as u32);
@@ -89,22 +79,18 @@ impl<S: Scalar> TapeView<S> {
         y: [(u32, S); 2],
         ny: usize,
     ) -> u32 {
-        let Ok(mut slots) = self.slots.try_borrow_mut() else {
-            return self.fail(TapeError::Busy);
-        };
         let len = self.len.get() as usize;
         let (nx, ny) = (nx & 3, ny & 3);
         let n = (nx + ny).min(4);
-        match slots.get_mut(len..len + 5) {
+        match self.slots.get(len..len + 5) {
             Some(w) if nx <= 2 && ny <= 2 => {
-                w[0] = Slot::operand(x[0].0, x[0].1);
-                w[1] = Slot::operand(x[1].0, x[1].1);
-                w[nx] = Slot::operand(y[0].0, y[0].1);
-                w[nx + 1] = Slot::operand(y[1].0, y[1].1);
-                w[n] = Slot::header(value, op, n);
+                w[0].put_operand(x[0].0, x[0].1);
+                w[1].put_operand(x[1].0, x[1].1);
+                w[nx].put_operand(y[0].0, y[0].1);
+                w[nx + 1].put_operand(y[1].0, y[1].1);
+                w[n].put_header(value, op, n);
             }
             _ => {
-                drop(slots);
                 let z = (0, S::ZERO);
                 let mut operands = [x[0], x[1], z, z];
                 operands[nx.min(2)] = y[0];
@@ -124,21 +110,17 @@ impl<S: Scalar> TapeView<S> {
         op: Op,
         value: S,
         count: usize,
-        fill: impl FnOnce(&mut [Slot<S>]) -> usize,
+        fill: impl FnOnce(&[Slot<S>]) -> usize,
     ) -> u32 {
         if count > MAX_OPERANDS {
             return self.full(count + 1);
         }
-        let Ok(mut slots) = self.slots.try_borrow_mut() else {
-            return self.fail(TapeError::Busy);
-        };
         let len = self.len.get() as usize;
-        let Some(w) = slots.get_mut(len..len + count + 1) else {
-            drop(slots);
+        let Some(w) = self.slots.get(len..len + count + 1) else {
             return self.full(count + 1);
         };
-        let k = fill(&mut w[..count]).min(count);
-        w[k] = Slot::header(value, op, k);
+        let k = fill(&w[..count]).min(count);
+        w[k].put_header(value, op, k);
         self.len.set((len + k + 1) as u32);
         (len + k) as u32
     }

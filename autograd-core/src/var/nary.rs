@@ -84,7 +84,7 @@ fn nary<'t, S: Scalar>(op: Op, value: S, terms: &impl Terms<'t, S>) -> Var<'t, S
         if bound > 2 && bound <= MAX_OPERANDS && before + bound < t.capacity() {
             let mut other = None;
             let mut written = 0;
-            let index = t.push_with(op, value, bound, |w: &mut [Slot<S>]| {
+            let index = t.push_with(op, value, bound, |w: &[Slot<S>]| {
                 let mut k = 0;
                 terms.each(|x, d| {
                     if let Some(b) = x.tape.filter(|b| !core::ptr::eq(*b, t)) {
@@ -94,8 +94,8 @@ fn nary<'t, S: Scalar>(op: Op, value: S, terms: &impl Terms<'t, S>) -> Var<'t, S
                         return;
                     }
                     for j in 0..x.n as usize {
-                        if let Some(slot) = w.get_mut(k) {
-                            *slot = Slot::operand(x.index[j], x.partial[j] * d);
+                        if let Some(slot) = w.get(k) {
+                            slot.put_operand(x.index[j], x.partial[j] * d);
                             k += 1;
                         }
                     }
@@ -140,15 +140,15 @@ fn nary<'t, S: Scalar>(op: Op, value: S, terms: &impl Terms<'t, S>) -> Var<'t, S
         // statement.)
         return Var { op, ..r };
     }
-    let index = t.push_with(op, value, count, |w: &mut [Slot<S>]| {
+    let index = t.push_with(op, value, count, |w: &[Slot<S>]| {
         let mut k = 0;
         terms.each(|x, d| {
             if d.is_zero() {
                 return;
             }
             for j in 0..x.n as usize {
-                if let Some(slot) = w.get_mut(k) {
-                    *slot = Slot::operand(x.index[j], x.partial[j] * d);
+                if let Some(slot) = w.get(k) {
+                    slot.put_operand(x.index[j], x.partial[j] * d);
                     k += 1;
                 }
             }
