@@ -60,18 +60,9 @@ pub const BIG: usize = 1 << 21;
 /// A tape of [`BIG`] slots on the heap (48 MiB in `f64`, 24 MiB in `f32`).
 pub type BigTape<S> = Box<Tape<S, BIG>>;
 
-/// Builds a big tape in a `Box` on a thread whose stack can hold it while it is made (an
-/// unoptimised build constructs the value, and copies of it, on the stack before moving it to the
-/// heap).
+/// Builds a big tape on the heap, where it is initialized (`Tape::boxed`).
 fn new_big_tape<S: Scalar + Send>() -> BigTape<S> {
-    std::thread::Builder::new()
-        .stack_size(256 << 20)
-        .spawn(|| Box::new(Tape::<S, BIG>::new()))
-        .and_then(|t| {
-            t.join()
-                .map_err(|_| std::io::Error::other("tape builder panicked"))
-        })
-        .expect("spawn a thread to build the benchmark tape")
+    Tape::<S, BIG>::boxed()
 }
 
 fn lock<S: Scalar + Send>(
