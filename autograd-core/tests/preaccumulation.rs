@@ -250,3 +250,36 @@ fn mul_add_of_at_most_two_recorded_values_stays_in_its_handle() -> Result<(), Ta
     assert_eq!([g.wrt(x), g.wrt(m)], [3.0, 1.0]);
     Ok(())
 }
+
+/// A neuron whose zero inputs leave it on at most two recorded values (XOR's 0/1 inputs) writes
+/// its statement optimistically, takes it back and keeps the operands it wrote in the handle:
+/// merged where they share an index, a constant where there are none, and, where a partial is
+/// not finite, the statement labelled with its operation (NaN provenance).
+#[test]
+fn an_n_ary_result_taken_back_keeps_exactly_its_operands() -> Result<(), TapeError> {
+    let tape = Tape::<f64, 32>::new();
+    let (a, z) = (tape.var(2.0), tape.var(7.0));
+    let c = |v| Var::constant(v);
+    // Two operands on `a` (1.5 and 2.5) become one pair of 4.
+    let y = Var::affine(&[a, a, z], &[c(1.5), c(2.5), c(0.0)], c(0.5))?;
+    assert_eq!((y.value(), tape.len()), (8.5, 2));
+    assert_eq!(format!("{y:?}"), "Var(8.5, d/d#0 = 4.0)");
+    assert_eq!(tape.backward(y)?.wrt(a), 4.0);
+    // Two operands on different values stay two pairs, in the terms' order.
+    let y = Var::dot(&[z, a, a], &[c(3.0), c(-1.0), c(0.0)])?;
+    assert_eq!(format!("{y:?}"), "Var(19.0, d/d#1 = 3.0, d/d#0 = -1.0)");
+    // Every input zero: a constant, on no tape.
+    let y = Var::dot(&[a, z, a], &[c(0.0), c(0.0), c(0.0)])?;
+    assert!(y.is_constant() && y.value() == 0.0);
+    assert_eq!(tape.len(), 2);
+    // An infinite partial: written at once as a statement of its own, labelled `dot`, so the
+    // NaN report names `dot`, not the `add` that meets it next.
+    let y = Var::dot(&[a, z, a], &[c(f64::INFINITY), c(0.0), c(0.0)])?;
+    assert_eq!(tape.node(y.id().unwrap())?.op, autograd_core::Op::Dot);
+    let _ = (y + a).recorded()?;
+    assert_eq!(
+        tape.first_non_finite().map(|r| r.op),
+        Some(autograd_core::Op::Dot)
+    );
+    Ok(())
+}

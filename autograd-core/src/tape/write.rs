@@ -125,6 +125,17 @@ impl<S: Scalar> TapeView<S> {
         (len + k) as u32
     }
 
+    /// The first two slots from `at` as operands `(index, partial)`, `(POISON, 0)` past the end.
+    #[inline]
+    pub(crate) fn operands_at(&self, at: usize) -> [(u32, S); 2] {
+        let read = |i: usize| {
+            self.slots
+                .get(i)
+                .map_or((POISON, S::ZERO), |s| (s.link(), s.x()))
+        };
+        [read(at), read(at + 1)]
+    }
+
     /// Takes back everything written after slot `len` (a statement written optimistically and
     /// not needed). Nothing refers to those slots yet.
     pub(crate) fn take_back(&self, len: usize) {
