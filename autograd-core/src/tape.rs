@@ -73,10 +73,12 @@ impl<S: Scalar> Slot<S> {
         self.put(value, header_link(op, count));
     }
 
-    /// Writes an operand (with a zero adjoint).
+    /// Writes an operand. Its adjoint is left as it was: only headers' adjoints are ever read
+    /// (an operand's slot becomes a header again only through `put_header`, which clears it).
     #[inline(always)]
     pub(crate) fn put_operand(&self, index: u32, partial: S) {
-        self.put(partial, index);
+        self.x.set(partial);
+        self.link.set(index);
     }
 
     #[inline(always)]

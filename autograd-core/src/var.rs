@@ -221,7 +221,7 @@ impl<'t, S: Scalar> Var<'t, S> {
         #[cfg(autograd_fault_injection)]
         let (dx, dy) = crate::fault::corrupt(op, self.value, (dx, dy));
         let tape = match (self.tape, y.tape) {
-            (Some(a), Some(b)) if !core::ptr::eq(a, b) => return foreign(a, b, value),
+            (Some(a), Some(b)) if !core::ptr::addr_eq(a, b) => return foreign(a, b, value),
             (a, b) => a.or(b),
         };
         let [a0, a1] = times(self.partial, self.n, dx, op, false);

@@ -125,7 +125,7 @@ fn nary<'t, S: Scalar>(op: Op, value: S, terms: &impl Terms<'t, S>) -> Var<'t, S
             let index = t.push_with(op, value, bound, |w: &[Slot<S>]| {
                 let mut k = 0;
                 terms.each(|x, d| {
-                    if let Some(b) = x.tape.filter(|b| !core::ptr::eq(*b, t)) {
+                    if let Some(b) = x.tape.filter(|b| !core::ptr::addr_eq(*b, t)) {
                         other = Some(b);
                     }
                     if d.is_zero() {
@@ -164,7 +164,7 @@ fn nary<'t, S: Scalar>(op: Op, value: S, terms: &impl Terms<'t, S>) -> Var<'t, S
     let mut count = 0;
     terms.each(|x, d| {
         match (tape, x.tape) {
-            (Some(a), Some(b)) if !core::ptr::eq(a, b) => foreign_pair = Some((a, b)),
+            (Some(a), Some(b)) if !core::ptr::addr_eq(a, b) => foreign_pair = Some((a, b)),
             (None, b) => tape = b,
             _ => {}
         }
