@@ -272,6 +272,13 @@ fn an_n_ary_result_taken_back_keeps_exactly_its_operands() -> Result<(), TapeErr
     let y = Var::dot(&[a, z, a], &[c(0.0), c(0.0), c(0.0)])?;
     assert!(y.is_constant() && y.value() == 0.0);
     assert_eq!(tape.len(), 2);
+    // No operand, but a term with a nonzero partial is a value on the tape that depends on
+    // nothing (relu below 0): the result stays on the tape, as the exact path makes it (found by
+    // the `capacity` fuzz target: a constant here made `backward` refuse it).
+    let r = tape.var(-1.0).relu();
+    let y = Var::dot(&[r, a, z], &[c(2.0), c(0.0), c(0.0)])?;
+    assert!(!y.is_constant());
+    assert_eq!(tape.backward(y)?.wrt(a), 0.0);
     // An infinite partial: written at once as a statement of its own, labelled `dot`, so the
     // NaN report names `dot`, not the `add` that meets it next.
     let y = Var::dot(&[a, z, a], &[c(f64::INFINITY), c(0.0), c(0.0)])?;

@@ -73,8 +73,8 @@ impl<'t, S: Scalar> Terms<'t, S> for Affine<'_, 't, S> {
 
 /// The result of an n-ary statement that turned out to have `written <= 2` operands `p`, `q`
 /// (the first `written` meaningful): a handle carrying them (one pair if they share an index), as
-/// the exact path's fold would give, or `None` where a value or partial is not finite (the exact
-/// path then decides which statements such a result writes).
+/// the exact path's fold would give, or `None` where a value or partial is not finite or none
+/// was written (the exact path then decides).
 #[inline(always)]
 fn folded<'t, S: Scalar>(
     t: &'t TapeView<S>,
@@ -85,12 +85,9 @@ fn folded<'t, S: Scalar>(
     q: (u32, S),
 ) -> Option<Var<'t, S>> {
     let (partial, index, n) = match written {
-        0 => {
-            return Some(Var {
-                op,
-                ..Var::constant(value)
-            })
-        }
+        // None written: a constant, or a value on the tape that depends on nothing if a term
+        // with a nonzero partial was such a value; the exact path tells them apart (rare).
+        0 => return None,
         1 => ([p.1, S::ZERO], [p.0, 0], 1),
         _ if p.0 == q.0 => ([p.1 + q.1, S::ZERO], [p.0, 0], 1),
         _ => ([p.1, q.1], [p.0, q.0], 2),
