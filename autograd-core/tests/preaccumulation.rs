@@ -279,6 +279,21 @@ fn an_n_ary_result_taken_back_keeps_exactly_its_operands() -> Result<(), TapeErr
     let y = Var::dot(&[r, a, z], &[c(2.0), c(0.0), c(0.0)])?;
     assert!(!y.is_constant());
     assert_eq!(tape.backward(y)?.wrt(a), 0.0);
+    // Value times partial overflows (1e200 * 1e200), the test every operation applies: both
+    // paths write the statement, on a tape with room for the optimistic write and on one without
+    // (found by the `capacity` fuzz target: their lengths differed).
+    for room in [true, false] {
+        let small = Tape::<f64, 8>::new();
+        let t: &autograd_core::TapeView<f64> = if room { &tape } else { &small };
+        let (x, o) = (t.var(1.0), t.var(3.0));
+        let before = t.len();
+        let y = Var::dot(&[x, o, o], &[c(1e200), c(0.0), c(0.0)])?;
+        assert_eq!(
+            (y.value(), t.len() - before),
+            (1e200, 2),
+            "room for the bound: {room}"
+        );
+    }
     // An infinite partial: written at once as a statement of its own, labelled `dot`, so the
     // NaN report names `dot`, not the `add` that meets it next.
     let y = Var::dot(&[a, z, a], &[c(f64::INFINITY), c(0.0), c(0.0)])?;

@@ -10,7 +10,7 @@ use crate::op::Op;
 use crate::tape::{Slot, TapeView, MAX_OPERANDS, POISON};
 use crate::{Scalar, TapeError};
 
-use super::{foreign, Var};
+use super::{all_finite, foreign, Var};
 
 /// The terms of one n-ary statement.
 trait Terms<'t, S: Scalar> {
@@ -92,7 +92,11 @@ fn folded<'t, S: Scalar>(
         _ if p.0 == q.0 => ([p.1 + q.1, S::ZERO], [p.0, 0], 1),
         _ => ([p.1, q.1], [p.0, q.0], 2),
     };
-    if !(value.is_finite() && partial[0].is_finite() && partial[1].is_finite()) {
+    // The exact path tests each partial sum it forms, with the test every operation uses (on
+    // hardware floats one product, which may overflow and then writes a statement): take this
+    // shortcut only where all of those tests pass, so both paths write the same slots.
+    let first = [p.1, S::ZERO];
+    if !(value.is_finite() && all_finite(value, first) && all_finite(value, partial)) {
         return None;
     }
     Some(Var {
