@@ -60,15 +60,10 @@ pub const BIG: usize = 1 << 21;
 /// A tape of [`BIG`] slots on the heap (48 MiB in `f64`, 24 MiB in `f32`).
 pub type BigTape<S> = Box<Tape<S, BIG>>;
 
-/// Builds a big tape on the heap, where it is initialized (`Tape::boxed`).
-fn new_big_tape<S: Scalar + Send>() -> BigTape<S> {
-    Tape::<S, BIG>::boxed()
-}
-
 fn lock<S: Scalar + Send>(
     cell: &'static OnceLock<Mutex<BigTape<S>>>,
 ) -> MutexGuard<'static, BigTape<S>> {
-    cell.get_or_init(|| Mutex::new(new_big_tape()))
+    cell.get_or_init(|| Mutex::new(Tape::boxed()))
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }

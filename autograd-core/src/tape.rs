@@ -361,12 +361,11 @@ impl<S: Scalar> TapeView<S> {
     /// The header at slot `id`, if that slot is in use and is a header.
     fn header_at(&self, id: NodeId) -> Result<&Slot<S>, TapeError> {
         self.own(id.tag)?;
-        let len = self.len();
-        match self.slots()[..len].get(id.index()) {
+        match self.slots().get(id.index()) {
             Some(h) if h.is_header() => Ok(h),
             _ => Err(TapeError::UnknownNode {
                 index: id.index(),
-                len,
+                len: self.len(),
             }),
         }
     }
