@@ -196,16 +196,21 @@ pub fn check_tape(p: &Program) {
     let top = y.id().expect("a recorded value is a statement").index();
     let (mut adj, mut err) = (vec![0.0f64; top + 1], vec![0.0f64; top + 1]);
     adj[top] = 1.0;
+    // Q16 poisons any term or running sum out of range, even one a later term brings back: the
+    // sweep is in range only if every term and every partial sum of every adjoint is.
+    let max = Q16::MAX.to_f64();
+    let mut in_range = true;
     for s in stmts.iter().rev().filter(|s| s.id.index() <= top) {
         let (a, e) = (adj[s.id.index()], err[s.id.index()]);
         for &(i, d) in &s.operands {
             let d = d.to_f64();
+            let term_err = d.abs() * e + 0.5 * STEP;
             adj[i] += a * d;
-            err[i] += d.abs() * e + 0.5 * STEP;
+            err[i] += term_err;
+            in_range &= (a * d).abs() + term_err < max && adj[i].abs() + err[i] < max;
         }
     }
-    let max = Q16::MAX.to_f64();
-    let in_range = adj.iter().zip(&err).all(|(a, e)| a.abs() + e < max);
+    in_range &= adj.iter().zip(&err).all(|(a, e)| a.abs() + e < max);
     let mut q = vec![Q16::ZERO; xs.len()];
     tape.backward(y)
         .expect("a recorded output")
