@@ -203,26 +203,17 @@ mod tests {
     }
 
     /// Slots of the moons loss gradient, from the rules and the network's activations on plain
-    /// numbers. A term of a `dot`/`affine` counts its handle's pending pairs if its partial (the
-    /// other factor's value) is nonzero; more than 2 in all make a statement of that many
-    /// operands (`+ 1` slot for the header) and a handle pending on it alone; a dead ReLU pends
-    /// on nothing. The points are constants (no pairs).
+    /// numbers. Every neuron's parameters are consecutive leaves and its inputs constants or
+    /// handles with at most one pending pair, so each `affine` is a neuron statement of one slot
+    /// per input, one for the bias and a header, and its result a handle pending on it alone;
+    /// a dead ReLU pends on nothing. The points are constants (no pairs).
     fn moons_slots(p: &[f64], moons: &Moons) -> f64 {
         let slots = std::cell::Cell::new(PARAMS);
         // (value, pending pairs, slots written) of an affine statement over handles `x`
         // ((value, pending pairs) each) with weights `w` and bias `b`.
         let affine = |w: &[f64], b: f64, x: &[(f64, usize)]| -> (f64, usize, usize) {
-            let mut value = b;
-            let mut count = 1; // the bias: partial 1
-            for (wi, (xv, xn)) in w.iter().zip(x) {
-                value += wi * xv;
-                count += usize::from(*xv != 0.0) + if *wi != 0.0 { *xn } else { 0 };
-            }
-            if count > 2 {
-                (value, 1, count + 1)
-            } else {
-                (value, count, 0)
-            }
+            let value = w.iter().zip(x).fold(b, |s, (wi, (xv, _))| s + wi * xv);
+            (value, 1, w.len() + 2)
         };
         let relu = |(v, n, written): (f64, usize, usize)| {
             slots.set(slots.get() + written);

@@ -301,15 +301,16 @@ impl<S: Scalar> TapeView<S> {
                 partial: S::ZERO,
             };
             let mut inputs = [blank; LISTED];
-            let operands = &slots[i - head.count()..i];
-            for (slot, o) in inputs.iter_mut().zip(operands) {
-                let target: &Slot<S> = slots.get(o.link() as usize)?;
+            let mut listed = 0;
+            for (slot, (index, partial)) in inputs.iter_mut().zip(self.operands(i)) {
+                let target: &Slot<S> = slots.get(index as usize)?;
                 *slot = AnomalyInput {
-                    index: o.link() as usize,
+                    index: index as usize,
                     op: target.op(),
                     value: target.x(),
-                    partial: o.x(),
+                    partial,
                 };
+                listed += 1;
             }
             Some(Anomaly {
                 kind: AnomalyKind::Value,
@@ -317,7 +318,7 @@ impl<S: Scalar> TapeView<S> {
                 op: head.op(),
                 value: head.x(),
                 inputs,
-                listed: operands.len().min(LISTED),
+                listed,
             })
         }
     }
@@ -331,11 +332,10 @@ impl<S: Scalar> TapeView<S> {
             }
             // Operands precede their statement, so the walk strictly descends and ends.
             let slots = self.slots();
-            let count = slots[i].count();
-            let next = slots[i - count..i]
-                .iter()
-                .map(|o| o.link() as usize)
-                .find(|&t| !slots[t].x().is_finite());
+            let next = self
+                .operands(i)
+                .map(|(t, _)| t as usize)
+                .find(|&t| slots.get(t).is_some_and(|s| !s.x().is_finite()));
             match next {
                 Some(t) => i = t,
                 None => return Some(anomaly),
@@ -360,9 +360,9 @@ impl<S: Scalar> TapeView<S> {
                 if !g.is_finite() {
                     highest_bad.get_or_insert(h);
                 } else if !g.is_zero() {
-                    for (k, o) in slots[base..h].iter().enumerate() {
-                        if !(g * o.x()).is_finite() {
-                            return Some((o.link() as usize, Some((h, k))));
+                    for (k, (link, partial)) in self.operands(h).enumerate() {
+                        if !(g * partial).is_finite() {
+                            return Some((link as usize, Some((h, k))));
                         }
                     }
                 }
@@ -397,18 +397,18 @@ impl<S: Scalar> TapeView<S> {
                 let base = h - head.count().min(h);
                 let g = head.adj();
                 if !g.is_zero() {
-                    for (s, o) in slots[base..h].iter().enumerate() {
-                        if o.link() as usize != k {
+                    for (s, (link, partial)) in self.operands(h).enumerate() {
+                        if link as usize != k {
                             continue;
                         }
-                        let contribution = g * o.x();
+                        let contribution = g * partial;
                         sum += contribution;
                         let here = match stop {
                             Some(at) => at == (h, s),
                             None => !sum.is_finite(),
                         };
                         if here {
-                            return Some((h, g, o.x(), contribution, sum));
+                            return Some((h, g, partial, contribution, sum));
                         }
                     }
                 }

@@ -46,13 +46,12 @@ impl<S: Scalar> TapeView<S> {
                 Compact(h.x().to_f64()),
                 Compact(h.adj().to_f64())
             )?;
-            for (k, o) in slots[i - h.count()..i].iter().enumerate() {
+            for (k, (link, partial)) in self.operands(i).enumerate() {
                 writeln!(
                     w,
-                    "  n{} -> n{i} [label=\"{}: {}\"];",
-                    o.link(),
+                    "  n{link} -> n{i} [label=\"{}: {}\"];",
                     k + 1,
-                    Compact(o.x().to_f64())
+                    Compact(partial.to_f64())
                 )?;
             }
         }

@@ -25,16 +25,21 @@ mod boxed;
 mod closure;
 mod gradients;
 mod ids;
+mod operands;
 mod write;
 
 pub use gradients::Gradients;
 pub use ids::{Mark, NodeId};
+pub(crate) use operands::NO_OPERAND;
 
-/// A header's `link` has its top bit set, the operation in the next 7 bits and the operand count
-/// in the low 24; an operand's `link` is an index, below 2^31.
+/// A header's `link` has its top bit set, the operation in the next 7 bits, the [`RANGED`] flag
+/// in bit 23 and the count of slots below it that belong to the statement in the low 23; an
+/// operand's `link` is an index, below 2^31.
 const HEADER: u32 = 1 << 31;
 const COUNT_BITS: u32 = 24;
-const COUNT_MASK: u32 = (1 << COUNT_BITS) - 1;
+/// Marks a neuron statement whose operand slots each carry a second pair (see `operands.rs`).
+const RANGED: u32 = 1 << 23;
+const COUNT_MASK: u32 = RANGED - 1;
 /// Index of nothing: the index a failed recording returns.
 pub(crate) const POISON: u32 = u32::MAX;
 
@@ -71,6 +76,21 @@ impl<S: Scalar> Slot<S> {
     #[inline(always)]
     pub(crate) fn put_header(&self, value: S, op: Op, count: usize) {
         self.put(value, header_link(op, count));
+    }
+
+    /// Writes the header of a neuron statement (see `operands.rs`) over `count` slots.
+    #[inline(always)]
+    pub(crate) fn put_ranged_header(&self, value: S, op: Op, count: usize) {
+        self.put(value, header_link(op, count) | RANGED);
+    }
+
+    /// Writes one operand slot of a neuron statement: the pair `(index, partial)` and, in the
+    /// adjoint's place (an operand slot's adjoint is never read as one), the partial with respect
+    /// to the weight this slot stands for.
+    #[inline(always)]
+    pub(crate) fn put_paired(&self, index: u32, partial: S, weight_partial: S) {
+        self.put(partial, index);
+        self.adj.set(weight_partial);
     }
 
     /// Writes an operand. Its adjoint is left as it was: only headers' adjoints are ever read
@@ -130,6 +150,12 @@ impl<S: Scalar> Slot<S> {
     pub(crate) fn is_header(&self) -> bool {
         self.link() & HEADER != 0
     }
+
+    /// `true` for the header of a neuron statement (see `operands.rs`).
+    #[inline(always)]
+    pub(crate) fn is_ranged(&self) -> bool {
+        self.link() & (HEADER | RANGED) == HEADER | RANGED
+    }
 }
 
 impl<S: Scalar> fmt::Debug for Slot<S> {
@@ -166,9 +192,11 @@ pub struct Node<S> {
 /// **Choosing `N`**: a leaf takes one slot and a statement `k + 1` (its `k` operands and a
 /// header); most operations take none, because handles carry up to two pending partials and a
 /// statement is written only when a result depends on more than two recorded values. Arithmetic
-/// code such as Rosenbrock records about 6 slots per term, a neuron's pre-activation
-/// `dot(w, x) + b` one statement of `2 n + 1` operands. Too small a tape is an error value, never
-/// a crash: see [`TapeError::CapacityExceeded`].
+/// code such as Rosenbrock records about 6 slots per term; a neuron's pre-activation
+/// `w · x + b` over `n` inputs takes `n + 2` slots when its parameters are consecutive leaves (a
+/// network's parameters recorded in order), else one slot per pending pair of its terms and a
+/// header, at most `4 n + 3`. Too small a tape is an error value, never a crash: see
+/// [`TapeError::CapacityExceeded`].
 ///
 /// **Where it lives**: a slot is 12 bytes in `f32` and 24 in `f64`, and the tape lives where you
 /// put it: in a `static` or a local (`Tape::new` is `const`; a local needs that much stack), or,
@@ -407,19 +435,21 @@ impl<S: Scalar> TapeView<S> {
             op: h.op(),
             value: h.x(),
             grad: h.adj(),
-            operands: h.count(),
+            operands: self.operands(id.index()).count(),
         })
     }
 
-    /// Calls `f(index, partial)` for every operand of statement `id`, in recording order.
+    /// Calls `f(index, partial)` for every operand of statement `id`, in recording order (for a
+    /// neuron statement written with its weights implied, each input's pair and then its
+    /// weight's).
     pub fn for_each_operand(
         &self,
         id: NodeId,
         mut f: impl FnMut(usize, S),
     ) -> Result<(), TapeError> {
-        let count = self.header_at(id)?.count();
-        for o in &self.slots[id.index() - count..id.index()] {
-            f(o.link() as usize, o.x());
+        self.header_at(id)?;
+        for (index, partial) in self.operands(id.index()) {
+            f(index as usize, partial);
         }
         Ok(())
     }
@@ -433,7 +463,7 @@ impl<S: Scalar> TapeView<S> {
                     op: h.op(),
                     value: h.x(),
                     grad: h.adj(),
-                    operands: h.count(),
+                    operands: self.operands(i).count(),
                 };
                 f(NodeId::on(self, i as u32), &node);
             }

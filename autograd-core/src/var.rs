@@ -19,6 +19,7 @@ use crate::tape::{NodeId, TapeView, POISON};
 use crate::{Scalar, TapeError};
 
 mod nary;
+mod neuron;
 mod ops;
 
 /// A value recorded on a tape (or a constant), used like a number: `(x1 * x2 + 1.0).relu()`.

@@ -68,7 +68,11 @@ impl<S: Scalar> TapeView<S> {
         let (dirty_lo, dirty_hi) = self.dirty.replace((lo as u32, root as u32));
         let dirty_hi = (dirty_hi as usize).min(len);
         for slot in &slots[(dirty_lo as usize).min(dirty_hi)..dirty_hi] {
-            slot.set_adj(S::ZERO);
+            // Only headers' adjoints are adjoints (a neuron statement's operand slot keeps a
+            // partial in that place).
+            if slot.is_header() {
+                slot.set_adj(S::ZERO);
+            }
         }
         let mut seed = [(POISON, S::ZERO); 2];
         for (k, &(i, d)) in pairs.iter().enumerate() {
@@ -86,7 +90,36 @@ impl<S: Scalar> TapeView<S> {
             let head = &slots[h];
             let base = h - head.count().min(h);
             let a = head.adj();
-            if !a.is_zero() {
+            if a.is_zero() {
+                // Nothing to send.
+            } else if let (true, Some((last, paired))) =
+                (head.is_ranged(), slots[base..h].split_last())
+            {
+                // A neuron statement (`operands.rs`): each slot's input pair, then its weight's;
+                // the last slot is the bias.
+                let w0 = last.link() as usize;
+                for (i, o) in paired.iter().enumerate() {
+                    let link = o.link() as usize;
+                    // An input that depends on nothing has an index that is no slot.
+                    if let Some(t) = slots.get(link) {
+                        if !ABOVE || link >= lo {
+                            t.set_adj(t.adj() + a * o.x());
+                        }
+                    }
+                    let w = w0 + i;
+                    if let Some(t) = slots.get(w) {
+                        if !ABOVE || w >= lo {
+                            t.set_adj(t.adj() + a * o.adj());
+                        }
+                    }
+                }
+                let w = w0 + paired.len();
+                if let Some(t) = slots.get(w) {
+                    if !ABOVE || w >= lo {
+                        t.set_adj(t.adj() + a * last.adj());
+                    }
+                }
+            } else {
                 for o in &slots[base..h] {
                     let link = o.link() as usize;
                     // Operands refer to earlier headers, so this never misses; a failed

@@ -240,6 +240,11 @@ impl<'t, S: Scalar> Var<'t, S> {
     /// `((b + w0 x0) + w1 x1) + ...` like [`Number::affine`](crate::Number::affine) on plain
     /// numbers.
     ///
+    /// When the weights and then the bias are consecutive leaves (a network's parameters
+    /// recorded in order) and no input carries more than one pending partial, the statement
+    /// implies the weights: one slot per input, one for the bias and a header (`n + 2` slots,
+    /// where the general write takes one per weight and one per recorded input).
+    ///
     /// # Errors
     /// [`TapeError::LengthMismatch`] if `w` and `x` differ in length.
     ///
@@ -252,7 +257,8 @@ impl<'t, S: Scalar> Var<'t, S> {
     /// assert_eq!(y.value(), -0.75);
     /// let g = tape.backward(y)?;
     /// assert_eq!((g.wrt(w[0]), g.wrt(w[1]), g.wrt(b)), (4.0, 3.0, 1.0));
-    /// assert_eq!(tape.len(), 3 + 4); // three leaves, then 3 operands and a header
+    /// // Three consecutive leaves, then a neuron statement: a slot per input, the bias's, a header.
+    /// assert_eq!(tape.len(), 3 + 4);
     /// # Ok::<(), autograd_core::TapeError>(())
     /// ```
     pub fn affine(w: &[Self], x: &[Self], b: Self) -> Result<Self, TapeError> {
@@ -267,6 +273,9 @@ impl<'t, S: Scalar> Var<'t, S> {
             .iter()
             .zip(x)
             .fold(b.value, |s, (wi, xi)| s + wi.value * xi.value);
+        if let Some(r) = super::neuron::neuron(w, x, b, value) {
+            return Ok(r);
+        }
         Ok(nary(Op::Dot, value, &Affine(w, x, b)))
     }
 
