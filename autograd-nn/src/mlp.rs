@@ -68,7 +68,8 @@ pub enum Init {
 }
 
 /// One neuron: `act(bias + weights · x)`, summed in micrograd's order
-/// (`((b + w0 x0) + w1 x1) + ...`). On a tape that is `2 n` nodes plus the activation's.
+/// (`((b + w0 x0) + w1 x1) + ...`). On a tape whose parameters were recorded in order, one
+/// statement of `n + 2` slots (see `autograd_core::Var::affine`); the activation writes none.
 ///
 /// ```
 /// use autograd_nn::{neuron, Activation};
@@ -136,9 +137,11 @@ impl Layer {
     /// ```
     pub fn forward<T: Number>(&self, params: &[T], x: &[T], y: &mut [T]) {
         let n = self.inputs;
-        for (j, y_j) in y[..self.outputs].iter_mut().enumerate() {
-            let w = &params[j * (n + 1)..j * (n + 1) + n];
-            *y_j = neuron(w, params[j * (n + 1) + n], &x[..n], self.activation);
+        let (x, y) = (&x[..n], &mut y[..self.outputs]);
+        let params = &params[..self.outputs * (n + 1)];
+        for (y_j, p) in y.iter_mut().zip(params.chunks_exact(n + 1)) {
+            let (w, b) = p.split_at(n);
+            *y_j = neuron(w, b[0], x, self.activation);
         }
     }
 }

@@ -269,13 +269,13 @@ impl<'t, S: Scalar> Var<'t, S> {
                 found: x.len(),
             });
         }
+        if let Some(r) = super::neuron::neuron(w, x, b) {
+            return Ok(r);
+        }
         let value = w
             .iter()
             .zip(x)
             .fold(b.value, |s, (wi, xi)| s + wi.value * xi.value);
-        if let Some(r) = super::neuron::neuron(w, x, b, value) {
-            return Ok(r);
-        }
         Ok(nary(Op::Dot, value, &Affine(w, x, b)))
     }
 

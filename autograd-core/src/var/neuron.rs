@@ -9,7 +9,8 @@ use crate::Scalar;
 
 use super::Var;
 
-/// `w · x + b` (value `value`, already summed) as a neuron statement, or `None` (nothing written)
+/// `w · x + b` as a neuron statement, its value summed as it is written (in the order of
+/// [`Number::affine`](crate::Number::affine)), or `None` (nothing written)
 /// where the general write must decide: the weights and bias are not the consecutive statements
 /// `w0..=w0 + k`, an input carries two pending pairs or is on another tape, a value or partial is
 /// not finite, fewer than two inputs, or the tape has no room. `w` and `x` have the same length.
@@ -18,11 +19,10 @@ pub(super) fn neuron<'t, S: Scalar>(
     w: &[Var<'t, S>],
     x: &[Var<'t, S>],
     b: Var<'t, S>,
-    value: S,
 ) -> Option<Var<'t, S>> {
     let t = b.tape?;
     let k = w.len();
-    if k < 2 || k != x.len() || !b.node || !value.is_finite() {
+    if k < 2 || k != x.len() || !b.node {
         return None;
     }
     let w0 = b.index[0].checked_sub(k as u32)?;
@@ -36,6 +36,7 @@ pub(super) fn neuron<'t, S: Scalar>(
     // Every test is one predictable branch out (to the general write, which then overwrites
     // these slots): fewer instructions per input than accumulating the tests.
     let (mut finite, mut tested) = (S::ZERO, true);
+    let mut value = b.value;
     for (i, ((wi, xi), slot)) in w.iter().zip(x).zip(paired).enumerate() {
         let same = |v: &Var<'t, S>| v.tape.is_some_and(|a| core::ptr::addr_eq(a, t));
         if !wi.node || wi.index[0] != w0 + i as u32 || !same(wi) {
@@ -53,8 +54,9 @@ pub(super) fn neuron<'t, S: Scalar>(
             finite += zero_if_finite(partial) + zero_if_finite(xi.value);
         }
         slot.put_paired(link, partial, xi.value);
+        value += wi.value * xi.value;
     }
-    if !(tested && finite.is_finite()) {
+    if !(tested && finite.is_finite() && value.is_finite()) {
         return None;
     }
     last.put_paired(w0, S::ZERO, S::ONE);
