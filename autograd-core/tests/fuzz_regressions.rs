@@ -4,7 +4,7 @@
 //! the tape, the dual numbers and an independent interpreter on arbitrary programs; these tests pin
 //! the specific programs that once disagreed, with the values worked out by hand.
 
-use autograd_core::{Dual, Number, Tape, TapeError};
+use autograd_core::{Dual, Number, Tape, TapeError, Var};
 
 /// differential: `x.powi(-656932609)` at `x = -0.125` in f32. Exponents too large for a node's
 /// 28-bit field are recorded as `powf`; the tape used to compute the value as
@@ -209,4 +209,37 @@ fn atan2_at_the_largest_values_keeps_its_subnormal_derivative() {
     assert_eq!(d.eps, expected);
     let d = Dual::new(f64::MAX, 0.0).atan2(Dual::new(f64::MAX, 1.0));
     assert_eq!(d.eps, -expected);
+}
+
+/// differential (found in a 10-minute run at `8558128`, present since the n-ary statements):
+/// `x.mul_add(a, b)` with `x` a handle pending on a statement with partial 0 and `a` pending on
+/// two, every value 0. In `f64` the three handles held two pairs in all and `mul_add` fell back
+/// to `x * a + b`, a value on the tape with zero partials; on a tape of dual numbers `x` held
+/// one more pair, so `mul_add` took the n-ary path, whose terms all had partial 0, and returned
+/// a constant: `backward` then failed with `NotRecorded` on one tape and not on the other.
+#[test]
+fn an_n_ary_result_whose_terms_all_have_zero_partials_stays_on_its_tape() -> Result<(), TapeError> {
+    let tape = Tape::<f64, 16>::new();
+    let (u, v) = (tape.var(0.0), tape.var(0.0));
+    let x = u * 0.0; // on the tape, partial 0
+    let a = u * 2.0 + v; // two pairs
+    let c = Var::constant(0.0);
+    for y in [
+        x.mul_add(a, c),
+        Var::dot(&[x, a, u], &[c, c, c])?,
+        Var::sum(&[x * 0.0, u * 0.0, v * 0.0]),
+        Var::affine(&[x, a], &[c, c], c)?,
+    ] {
+        assert!(!y.is_constant(), "{y:?}");
+        let g = tape.backward(y)?;
+        assert_eq!((g.wrt(u), g.wrt(v)), (0.0, 0.0));
+    }
+    let dual = Tape::<Dual<f64>, 16>::new();
+    let (u, v) = (dual.var(Dual::new(0.0, 1.0)), dual.var(Dual::new(0.0, 1.0)));
+    let x = u * Dual::constant(0.0);
+    let a = u * Dual::constant(2.0) + v;
+    let y = x.mul_add(a, Var::constant(Dual::constant(0.0)));
+    assert!(!y.is_constant(), "{y:?}");
+    assert_eq!(dual.backward(y)?.wrt(u).re, 0.0);
+    Ok(())
 }

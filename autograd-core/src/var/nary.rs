@@ -85,8 +85,8 @@ fn folded<'t, S: Scalar>(
     q: (u32, S),
 ) -> Option<Var<'t, S>> {
     let (partial, index, n) = match written {
-        // None written: a constant, or a value on the tape that depends on nothing if a term
-        // with a nonzero partial was such a value; the exact path tells them apart (rare).
+        // None written: a value on the tape that depends on nothing (the exact path builds it,
+        // with the label of a non-finite term if there is one; rare).
         0 => return None,
         1 => ([p.1, S::ZERO], [p.0, 0], 1),
         _ if p.0 == q.0 => ([p.1 + q.1, S::ZERO], [p.0, 0], 1),
@@ -188,8 +188,14 @@ fn nary<'t, S: Scalar>(op: Op, value: S, terms: &impl Terms<'t, S>) -> Var<'t, S
             }
         });
         // (`combine` computed `value` at every step; a result it wrote, non-finite, stays a
-        // statement.)
-        return Var { op, ..r };
+        // statement.) Terms on the tape whose partials are all zero leave a value on the tape
+        // that depends on nothing, as `x * 0.0` does, not a constant: its sweep gives zeros
+        // rather than `NotRecorded`, the same on every scalar type.
+        return Var {
+            op,
+            tape: r.tape.or(Some(t)),
+            ..r
+        };
     }
     let index = t.push_with(op, value, count, |w: &[Slot<S>]| {
         let mut k = 0;
