@@ -234,6 +234,14 @@ fn an_n_ary_result_whose_terms_all_have_zero_partials_stays_on_its_tape() -> Res
         let g = tape.backward(y)?;
         assert_eq!((g.wrt(u), g.wrt(v)), (0.0, 0.0));
     }
+    // Found next by the same target, on the first fix: such a result whose value is not finite
+    // must be written as a statement, or NaN provenance cannot name it.
+    let y = Var::affine(&[x, a], &[c, c], Var::constant(f64::INFINITY))?;
+    assert!(y.id().is_some(), "{y:?}");
+    assert_eq!(
+        tape.non_finite_origin(y).map(|o| o.op),
+        Some(autograd_core::Op::Dot)
+    );
     let dual = Tape::<Dual<f64>, 16>::new();
     let (u, v) = (dual.var(Dual::new(0.0, 1.0)), dual.var(Dual::new(0.0, 1.0)));
     let x = u * Dual::constant(0.0);

@@ -188,14 +188,15 @@ fn nary<'t, S: Scalar>(op: Op, value: S, terms: &impl Terms<'t, S>) -> Var<'t, S
             }
         });
         // (`combine` computed `value` at every step; a result it wrote, non-finite, stays a
-        // statement.) Terms on the tape whose partials are all zero leave a value on the tape
-        // that depends on nothing, as `x * 0.0` does, not a constant: its sweep gives zeros
-        // rather than `NotRecorded`, the same on every scalar type.
-        return Var {
-            op,
-            tape: r.tape.or(Some(t)),
-            ..r
-        };
+        // statement.)
+        if r.tape.is_none() {
+            // Terms on the tape whose partials are all zero: a value on the tape that depends
+            // on nothing, as `x * 0.0` is, not a constant (its sweep gives zeros rather than
+            // `NotRecorded`, the same on every scalar type); settled like any result, so a
+            // non-finite value is written as a statement that NaN provenance can name.
+            return Var { tape: Some(t), ..r }.settled(Some(t), op, value);
+        }
+        return Var { op, ..r };
     }
     let index = t.push_with(op, value, count, |w: &[Slot<S>]| {
         let mut k = 0;
