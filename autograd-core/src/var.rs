@@ -191,27 +191,19 @@ impl<'t, S: Scalar> Var<'t, S> {
     /// provenance names the operation.
     #[inline(always)]
     fn settled(self, tape: Option<&'t TapeView<S>>, op: Op, value: S) -> Self {
-        let mut r = Var {
+        if let Some(t) = tape {
+            if !all_finite(value, self.partial) {
+                let index = non_finite(t, op, value, self.index, self.partial, self.n);
+                return Var::labelled(t, index, value, op);
+            }
+        }
+        Var {
             tape,
             value,
             op,
             node: false,
             ..self
-        };
-        if let Some(t) = tape {
-            if !all_finite(value, self.partial) {
-                let index = non_finite(t, op, value, self.index, self.partial, self.n);
-                // `Var::labelled(t, index, value, op)`, set field by field: one exit instead of
-                // two whole handles to merge, which LLVM pays for in every operation of a long
-                // function (1,000 generated operations: 31 s of CPU to build with a second
-                // exit, 28 s with this; by callgrind no slower).
-                r.partial = [S::ONE, S::ZERO];
-                r.index = [index, 0];
-                r.n = (index != POISON) as u8;
-                r.node = index != POISON;
-            }
         }
-        r
     }
 
     /// A handle to statement `index`, labelled `op`.
@@ -249,12 +241,27 @@ impl<'t, S: Scalar> Var<'t, S> {
                 n: 2,
                 ..self
             },
-            // The rarer shapes, wholly out of line (see `merge`).
+            // The rarer shapes, out of line: inlined into every operation of a long generated
+            // function they made it compile several times slower. Their pairs go as plain values
+            // (see `write_unshared`).
             (nx, ny) => {
                 let t = tape.unwrap_or_else(|| unreachable_tape());
                 let counts = nx as u32 | (ny as u32) << 8;
                 let (i, j) = (pack(i), pack(j));
-                return merge(t, op, counts, value, i, a0, a1, j, b0, b1);
+                let index = write_unshared(t, op, counts, value, i, a0, a1, j, b0, b1);
+                let keep = match index {
+                    SHARED_I => i,
+                    SHARED_J => j,
+                    _ => return Var::labelled(t, index, value, op),
+                };
+                let [p0, p1] = shared(counts, i, a0, a1, j, b0, b1);
+                // (Settled below, with every other arm.)
+                Var {
+                    partial: [p0, p1],
+                    index: unpack(keep),
+                    n: 2,
+                    ..self
+                }
             }
         };
         r.settled(tape, op, value)
@@ -308,23 +315,26 @@ fn pack(i: [u32; 2]) -> u64 {
     i[0] as u64 | (i[1] as u64) << 32
 }
 
-/// [`Var::combine`] for two handles of which one holds two pairs: the result, settled. If they
-/// depend on two values only (a shared index), a handle with the shared index's partials
-/// summed; else one statement of their three or four operands, and a handle to it. `a`, `b` are
-/// the partials already multiplied by the local derivatives, `i`, `j` the packed indices,
-/// `counts` both pair counts (`nx | ny << 8`).
+/// What [`write_unshared`] returns when the two handles share an index and the result keeps
+/// the first's indices ([`SHARED_I`]) or the second's ([`SHARED_J`]): never a slot index
+/// (those are below 2^31).
+const SHARED_I: u32 = u32::MAX - 1;
+const SHARED_J: u32 = u32::MAX - 2;
+
+/// [`Var::combine`] for two handles of which one holds two pairs: writes one statement of their
+/// three or four operands and returns its index (`POISON` if it did not fit), unless they
+/// depend on two values only, which is returned as [`SHARED_I`] or [`SHARED_J`] (the partials
+/// then come from [`shared`]). `a`, `b` are the partials already multiplied by the local
+/// derivatives, `i`, `j` the packed indices, `counts` both pair counts (`nx | ny << 8`).
 ///
-/// Wholly out of line, the handle it returns built here: inlined into every operation of a long
-/// generated function, these shapes made it compile several times slower (a 1,000-operation
-/// function took 55 s of CPU with the shared case's handle built and settled inline after an
-/// out-of-line write, 32 s with this; `cargo xtask bench --compile-time --ops 1000`). It takes
-/// plain scalars, in registers: a handle passed by reference made the caller keep its handles
-/// in memory (by callgrind on `autograd-bench`'s `profile` example, 600 instructions per
-/// Rosenbrock term with a handle-taking merge, 559 without).
+/// It takes and returns plain scalars, in registers: a handle or an array of two partials
+/// passed to an out-of-line function goes through memory, and the caller's handles then lived
+/// in memory too (by callgrind on `autograd-bench`'s `profile` example, 600 instructions per
+/// Rosenbrock term with a handle-taking `merge`, 559 with this).
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
-fn merge<'t, S: Scalar>(
-    t: &'t TapeView<S>,
+fn write_unshared<S: Scalar>(
+    t: &TapeView<S>,
     op: Op,
     counts: u32,
     value: S,
@@ -334,35 +344,35 @@ fn merge<'t, S: Scalar>(
     j: u64,
     b0: S,
     b1: S,
-) -> Var<'t, S> {
+) -> u32 {
     let (nx, ny) = (counts as u8, (counts >> 8) as u8);
     let (i, j) = (unpack(i), unpack(j));
-    let shared = |index: [u32; 2], partial: [S; 2]| {
-        Var {
-            tape: Some(t),
-            value,
-            partial,
-            index,
-            n: 2,
-            op,
-            node: false,
-        }
-        .settled(Some(t), op, value)
-    };
     match (nx, ny) {
-        (2, 1) if j[0] == i[0] => shared(i, [a0 + b0, a1]),
-        (2, 1) if j[0] == i[1] => shared(i, [a0, a1 + b0]),
-        (1, 2) if i[0] == j[0] => shared(j, [a0 + b0, b1]),
-        (1, 2) if i[0] == j[1] => shared(j, [b0, a0 + b1]),
-        (2, 2) if i == j => shared(i, [a0 + b0, a1 + b1]),
-        (2, 2) if i[0] == j[1] && i[1] == j[0] => shared(i, [a0 + b1, a1 + b0]),
-        _ => {
-            // More than two recorded values: one statement holds them all.
-            let x = [(i[0], a0), (i[1], a1)];
-            let y = [(j[0], b0), (j[1], b1)];
-            let index = t.push_merge(op, value, x, nx as usize, y, ny as usize);
-            Var::labelled(t, index, value, op)
-        }
+        (2, 1) if j[0] == i[0] || j[0] == i[1] => return SHARED_I,
+        (1, 2) if i[0] == j[0] || i[0] == j[1] => return SHARED_J,
+        (2, 2) if i == j || (i[0] == j[1] && i[1] == j[0]) => return SHARED_I,
+        _ => {}
+    }
+    let x = [(i[0], a0), (i[1], a1)];
+    let y = [(j[0], b0), (j[1], b1)];
+    t.push_merge(op, value, x, nx as usize, y, ny as usize)
+}
+
+/// The two partials of a result that [`write_unshared`] found to depend on two values only,
+/// in the order of the indices it kept. Arguments as [`write_unshared`].
+#[cold]
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn shared<S: Scalar>(counts: u32, i: u64, a0: S, a1: S, j: u64, b0: S, b1: S) -> [S; 2] {
+    let (nx, ny) = (counts as u8, (counts >> 8) as u8);
+    let (i, j) = (unpack(i), unpack(j));
+    match (nx, ny) {
+        (2, 1) if j[0] == i[0] => [a0 + b0, a1],
+        (2, 1) => [a0, a1 + b0],
+        (1, 2) if i[0] == j[0] => [a0 + b0, b1],
+        (1, 2) => [b0, a0 + b1],
+        _ if i == j => [a0 + b0, a1 + b1],
+        _ => [a0 + b1, a1 + b0],
     }
 }
 
