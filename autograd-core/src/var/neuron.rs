@@ -1,7 +1,8 @@
 //! A neuron's pre-activation `w · x + b` whose weights and bias are consecutive statements
 //! (a network's parameters, recorded in order), written with its weights implied: one slot per
 //! input instead of an operand for the weight and one for the input (layout in
-//! `tape/operands.rs`). The same statement as the general n-ary write, in half the slots.
+//! `tape/operands.rs`). The same statement as the general n-ary write: half its slots when every
+//! input is recorded, as many when none is.
 
 use crate::op::Op;
 use crate::tape::{MAX_OPERANDS, NO_OPERAND};
