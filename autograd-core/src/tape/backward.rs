@@ -84,6 +84,16 @@ impl<S: Scalar> TapeView<S> {
             }
         }
         self.seed.set(seed);
+        // `adj[index] += d`, where `index` is a slot the sweep reaches: operands refer to earlier
+        // headers, so only an input of a neuron statement that depends on nothing (whose index
+        // is no slot) and, above a mark, a statement below it are left out.
+        let send = |index: usize, d: S| {
+            if let Some(t) = slots.get(index) {
+                if !ABOVE || index >= lo {
+                    t.set_adj(t.adj() + d);
+                }
+            }
+        };
         let mut p = root;
         while p > lo {
             let h = p - 1;
@@ -96,39 +106,16 @@ impl<S: Scalar> TapeView<S> {
                 (head.is_ranged(), slots[base..h].split_last())
             {
                 // A neuron statement (`operands.rs`): each slot's input pair, then its weight's;
-                // the last slot is the bias.
+                // the last slot names the first weight and holds the bias's partial.
                 let w0 = last.link() as usize;
                 for (i, o) in paired.iter().enumerate() {
-                    let link = o.link() as usize;
-                    // An input that depends on nothing has an index that is no slot.
-                    if let Some(t) = slots.get(link) {
-                        if !ABOVE || link >= lo {
-                            t.set_adj(t.adj() + a * o.x());
-                        }
-                    }
-                    let w = w0 + i;
-                    if let Some(t) = slots.get(w) {
-                        if !ABOVE || w >= lo {
-                            t.set_adj(t.adj() + a * o.adj());
-                        }
-                    }
+                    send(o.link() as usize, a * o.x());
+                    send(w0 + i, a * o.adj());
                 }
-                let w = w0 + paired.len();
-                if let Some(t) = slots.get(w) {
-                    if !ABOVE || w >= lo {
-                        t.set_adj(t.adj() + a * last.adj());
-                    }
-                }
+                send(w0 + paired.len(), a * last.adj());
             } else {
                 for o in &slots[base..h] {
-                    let link = o.link() as usize;
-                    // Operands refer to earlier headers, so this never misses; a failed
-                    // recording never reaches the tape.
-                    if let Some(t) = slots.get(link) {
-                        if !ABOVE || link >= lo {
-                            t.set_adj(t.adj() + a * o.x());
-                        }
-                    }
+                    send(o.link() as usize, a * o.x());
                 }
             }
             p = base;

@@ -87,18 +87,4 @@ impl<S: Scalar> TapeView<S> {
             ..empty
         }
     }
-
-    /// The `size` slots after the last one in use, if they fit, to be written and then kept by
-    /// [`commit`](Self::commit) (a write abandoned before it leaves the tape as it was).
-    #[inline(always)]
-    pub(crate) fn free_slots(&self, size: usize) -> Option<&[Slot<S>]> {
-        let len = self.len();
-        self.slots.get(len..len.checked_add(size)?)
-    }
-
-    /// Keeps the next `size` slots, written through [`free_slots`](Self::free_slots).
-    #[inline(always)]
-    pub(crate) fn commit(&self, size: usize) {
-        self.len.set(self.len.get() + size as u32);
-    }
 }

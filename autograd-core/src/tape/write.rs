@@ -125,6 +125,20 @@ impl<S: Scalar> TapeView<S> {
         (len + k) as u32
     }
 
+    /// The `size` slots after the last one in use, if they fit, to be written and then kept by
+    /// [`commit`](Self::commit) (a write abandoned before it leaves the tape as it was).
+    #[inline(always)]
+    pub(crate) fn free_slots(&self, size: usize) -> Option<&[Slot<S>]> {
+        let len = self.len();
+        self.slots.get(len..len.checked_add(size)?)
+    }
+
+    /// Keeps the next `size` slots, written through [`free_slots`](Self::free_slots).
+    #[inline(always)]
+    pub(crate) fn commit(&self, size: usize) {
+        self.len.set(self.len.get() + size as u32);
+    }
+
     /// The first two slots from `at` as operands `(index, partial)`, `(POISON, 0)` past the end.
     #[inline]
     pub(crate) fn operands_at(&self, at: usize) -> [(u32, S); 2] {

@@ -48,6 +48,8 @@ pub(super) fn neuron<'t, S: Scalar>(
             1 if same(xi) => (xi.index[0], xi.partial[0] * wi.value),
             _ => return None,
         };
+        // `all_finite`'s policy, summed instead of tested per input (a comparison per input,
+        // `finite &= all_finite(..)`, cost a moons gradient 5 % more instructions by callgrind).
         if S::COSTLY_PRODUCT {
             // Soft float or fixed point: an addition is a call, a bit test is not.
             tested &= partial.is_finite() & xi.value.is_finite();
