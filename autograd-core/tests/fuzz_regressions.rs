@@ -267,3 +267,33 @@ fn a_tie_of_max_keeps_a_subnormal_value_whatever_the_tangent() {
     }
     assert_eq!(x.max(x).re.to_bits(), x.re.to_bits());
 }
+
+/// differential (`fuzz/corpus/differential/dual-tape-overflowed-partial`): a stored partial that
+/// overflowed (a product of finite local derivatives) reached only by a zero real adjoint. The
+/// `f64` sweep skips the zero adjoint; on a tape of dual numbers the adjoint's tangent is not 0,
+/// so it is not skipped and `0 * inf` makes the real part NaN (the documented behaviour of
+/// `backward`; the harness wrongly expected the real parts to agree).
+/// `v = (x * 1e300) * 1e10` at `x = 1e-300`: value 1e10, partial `1e310 = inf`, so `v` is written
+/// as a statement. `y = v * w + x` at `w = 0`: `dy/dv = w = 0`, `dy/dx = 1` through the last term.
+/// On the dual tape `w` carries the tangent 1, so the adjoint of `v` is `0 + 1ε`.
+#[test]
+fn an_overflowed_partial_behind_a_zero_adjoint_is_skipped_only_when_every_part_is_zero(
+) -> Result<(), TapeError> {
+    let tape = Tape::<f64, 16>::new();
+    let (x, w) = (tape.var(1e-300), tape.var(0.0));
+    let v = x * 1e300 * 1e10;
+    let g = tape.backward(v * w + x)?;
+    assert_eq!(g.wrt(x), 1.0);
+    assert_eq!(g.wrt(w), v.value());
+
+    let tape = Tape::<Dual<f64>, 16>::new();
+    let (x, w) = (
+        tape.var(Dual::new(1e-300, 0.0)),
+        tape.var(Dual::new(0.0, 1.0)),
+    );
+    let v = x * Dual::from_f64(1e300) * Dual::from_f64(1e10);
+    let g = tape.backward(v * w + x)?;
+    assert!(g.wrt(x).re.is_nan(), "{:?}", g.wrt(x));
+    assert_eq!(g.wrt(w).re, v.value().re);
+    Ok(())
+}

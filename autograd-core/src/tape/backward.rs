@@ -10,7 +10,11 @@ impl<S: Scalar> TapeView<S> {
     ///
     /// Each call starts from zero adjoints, so calling it twice gives identical gradients (there is
     /// no silent accumulation across calls, unlike micrograd). A value used several times sums the
-    /// contributions of every use. Statements whose adjoint is exactly zero are skipped.
+    /// contributions of every use. Statements whose adjoint is exactly zero are skipped, so an
+    /// overflowed partial (`±inf`) that only a zero adjoint reaches sends nothing rather than
+    /// `0 * inf = NaN`; on a tape of dual numbers "zero" means every part, so there an adjoint
+    /// whose real part is 0 but whose tangent is not still sends its products, and such a partial
+    /// makes the real part of the gradient NaN.
     ///
     /// # Errors
     /// The tape's sticky recording error, if any; [`TapeError::NotRecorded`] if `y` is a constant;
