@@ -5,15 +5,16 @@
 //! cargo build --release -p autograd-bench --example profile
 //! valgrind --tool=callgrind target/release/examples/profile rosenbrock 1000 10
 //! valgrind --tool=callgrind target/release/examples/profile moons 3
+//! valgrind --tool=callgrind target/release/examples/profile moons-hand 3
 //! ```
 //!
 //! `rosenbrock N REPS`: REPS reverse gradients of Rosenbrock in N inputs (divide the recording
 //! and sweep counts by `REPS * (N - 1)` for instructions per term). `moons REPS`: REPS gradients
-//! of micrograd's moons loss on the tape.
+//! of micrograd's moons loss on the tape; `moons-hand REPS`: the same by the hand-written backprop.
 
 use autograd_bench::functions::{point, Function};
 use autograd_bench::modes::reverse_gradient;
-use autograd_bench::moons::{data, init_params, tape_loss_gradient, PARAMS};
+use autograd_bench::moons::{data, hand_loss_gradient, init_params, tape_loss_gradient, PARAMS};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -35,6 +36,15 @@ fn main() {
             }
             println!("moons: {} slots, dloss/dp0 = {}", tape.len(), g[0]);
         }
+        Some("moons-hand") => {
+            let (d, p) = (data(), init_params(1));
+            let mut g = vec![0.0; PARAMS];
+            let mut l = 0.0;
+            for _ in 0..number(1, 3) {
+                l = hand_loss_gradient(std::hint::black_box(&p), &d.x, &d.y, &mut g);
+            }
+            println!("moons by hand: loss {l}, dloss/dp0 = {}", g[0]);
+        }
         Some("rosenbrock") => {
             let (n, reps) = (number(1, 1000), number(2, 10));
             let x = point(n);
@@ -48,7 +58,9 @@ fn main() {
             println!("rosenbrock n = {n}: {} slots, g0 = {}", tape.len(), g[0]);
         }
         _ => {
-            eprintln!("usage: profile rosenbrock N REPS | profile moons REPS");
+            eprintln!(
+                "usage: profile rosenbrock N REPS | profile moons REPS | profile moons-hand REPS"
+            );
             std::process::exit(2);
         }
     }

@@ -204,9 +204,11 @@ mod tests {
 
     /// Slots of the moons loss gradient, from the rules and the network's activations on plain
     /// numbers. Every neuron's parameters are consecutive leaves and its inputs constants or
-    /// handles with at most one pending pair, so each `affine` is a neuron statement of one slot
-    /// per input, one for the bias and a header, and its result a handle pending on it alone;
-    /// a dead ReLU pends on nothing. The points are constants (no pairs).
+    /// handles with at most one pending pair, so each hidden layer (`affine_layer`) is a layer
+    /// statement of one slot per input, one naming the first weight and a header per neuron,
+    /// and the output's `affine` a neuron statement of one slot per input, one for the bias and
+    /// a header; each result is a handle pending on its header alone, and a dead ReLU pends on
+    /// nothing. The points are constants (no pairs).
     fn moons_slots(p: &[f64], moons: &Moons) -> f64 {
         let slots = std::cell::Cell::new(PARAMS);
         // (value, pending pairs, slots written) of an affine statement over handles `x`
@@ -228,15 +230,18 @@ mod tests {
         let l3 = l2 + (HIDDEN + 1) * HIDDEN;
         for (x, y) in moons.x.iter().zip(&moons.y) {
             let input = [(x[0], 0), (x[1], 0)];
-            let h1: Vec<(f64, usize)> = (0..HIDDEN)
-                .map(|j| relu(affine(&p[3 * j..3 * j + 2], p[3 * j + 2], &input)))
-                .collect();
-            let h2: Vec<(f64, usize)> = (0..HIDDEN)
-                .map(|j| {
-                    let w = &p[l2 + (HIDDEN + 1) * j..l2 + (HIDDEN + 1) * (j + 1)];
-                    relu(affine(&w[..HIDDEN], w[HIDDEN], &h1))
-                })
-                .collect();
+            // A layer's rows: their values and pairs, its slots counted once.
+            let layer = |p: &[f64], x: &[(f64, usize)]| -> Vec<(f64, usize)> {
+                slots.set(slots.get() + x.len() + 1 + HIDDEN);
+                p.chunks_exact(x.len() + 1)
+                    .map(|w| {
+                        let (v, n, _) = affine(&w[..x.len()], w[x.len()], x);
+                        relu((v, n, 0))
+                    })
+                    .collect()
+            };
+            let h1 = layer(&p[..l2], &input);
+            let h2 = layer(&p[l2..l3], &h1);
             let (score, pairs, written) = affine(&p[l3..l3 + HIDDEN], p[l3 + HIDDEN], &h2);
             let (_, margin) = relu((1.0 - y * score, pairs, written));
             // data + margin: a statement when the pairs add up to more than 2.

@@ -105,21 +105,20 @@ fn neuron<T: Number>(p: &[T], x: &[T]) -> T {
     T::affine(&p[..x.len()], x, p[x.len()])
 }
 
-/// The network's score for one point (ReLU hidden layers, linear output).
+/// The network's score for one point (ReLU hidden layers, linear output; `Number::affine_layer`
+/// per hidden layer: one statement each on a tape).
 #[inline]
 pub fn mlp<T: Number>(p: &[T], x: [T; 2]) -> T {
+    const L2: usize = 3 * HIDDEN;
+    const L3: usize = L2 + (HIDDEN + 1) * HIDDEN;
+    let relu = |h: &mut [T; HIDDEN]| h.iter_mut().for_each(|v| *v = v.relu());
     let mut h1 = [T::zero(); HIDDEN];
-    let mut k = 0;
-    for h in &mut h1 {
-        *h = neuron(&p[k..k + 3], &x).relu();
-        k += 3;
-    }
+    T::affine_layer(&p[..L2], &x, &mut h1);
+    relu(&mut h1);
     let mut h2 = [T::zero(); HIDDEN];
-    for h in &mut h2 {
-        *h = neuron(&p[k..k + HIDDEN + 1], &h1).relu();
-        k += HIDDEN + 1;
-    }
-    neuron(&p[k..k + HIDDEN + 1], &h2)
+    T::affine_layer(&p[L2..L3], &h1, &mut h2);
+    relu(&mut h2);
+    neuron(&p[L3..L3 + HIDDEN + 1], &h2)
 }
 
 /// micrograd's loss: mean of `relu(1 - y score)` plus `ALPHA * sum p^2`.

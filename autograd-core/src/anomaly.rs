@@ -355,7 +355,6 @@ impl<S: Scalar> TapeView<S> {
             while p > 0 {
                 let h = p - 1;
                 let head = &slots[h];
-                let base = h - head.count().min(h);
                 let g = head.adj();
                 if !g.is_finite() {
                     highest_bad.get_or_insert(h);
@@ -366,7 +365,7 @@ impl<S: Scalar> TapeView<S> {
                         }
                     }
                 }
-                p = base;
+                p = self.next_below(h);
             }
             // No single term is non-finite, so the highest statement with a non-finite
             // gradient got it by overflowing a sum of finite terms.
@@ -394,7 +393,6 @@ impl<S: Scalar> TapeView<S> {
             while p > k + 1 {
                 let h = p - 1;
                 let head = &slots[h];
-                let base = h - head.count().min(h);
                 let g = head.adj();
                 if !g.is_zero() {
                     for (s, (link, partial)) in self.operands(h).enumerate() {
@@ -412,7 +410,7 @@ impl<S: Scalar> TapeView<S> {
                         }
                     }
                 }
-                p = base;
+                p = self.next_below(h);
             }
             None
         })()?;

@@ -164,4 +164,25 @@ pub trait Number:
     fn affine(w: &[Self], x: &[Self], b: Self) -> Self {
         w.iter().zip(x).fold(b, |s, (wi, xi)| s + *wi * *xi)
     }
+    /// A dense layer's pre-activations: `y[j] = affine(w_j, x, b_j)` for each row `j`, where
+    /// `params` holds the rows one after another, each `x.len()` weights then the bias (the
+    /// layout of a network's parameters). Rows past the end of `params` or of `y` are left out.
+    /// Each `y[j]` is exactly [`affine`](Self::affine) of its row; on a tape whose parameters
+    /// are consecutive leaves the whole layer is one statement (the inputs written once, the
+    /// weights implied, a header per row).
+    ///
+    /// ```
+    /// use autograd_core::Number;
+    /// let params = [1.0, 2.0, 0.5, /* row 1: */ -1.0, 0.0, 3.0];
+    /// let mut y = [0.0; 2];
+    /// f64::affine_layer(&params, &[10.0, 100.0], &mut y);
+    /// assert_eq!(y, [210.5, -7.0]);
+    /// ```
+    #[inline]
+    fn affine_layer(params: &[Self], x: &[Self], y: &mut [Self]) {
+        for (yj, row) in y.iter_mut().zip(params.chunks_exact(x.len() + 1)) {
+            let (w, b) = row.split_at(x.len());
+            *yj = Self::affine(w, x, b[0]);
+        }
+    }
 }

@@ -33,13 +33,15 @@ pub use ids::{Mark, NodeId};
 pub(crate) use operands::NO_OPERAND;
 
 /// A header's `link` has its top bit set, the operation in the next 7 bits, the [`RANGED`] flag
-/// in bit 23 and the count of slots below it that belong to the statement in the low 23; an
-/// operand's `link` is an index, below 2^31.
+/// in bit 23, the [`LAYER`] flag in bit 22 and the count of slots below it that belong to the
+/// statement in the low 22; an operand's `link` is an index, below 2^31.
 const HEADER: u32 = 1 << 31;
 const COUNT_BITS: u32 = 24;
 /// Marks a neuron statement whose operand slots each carry a second pair (see `operands.rs`).
 const RANGED: u32 = 1 << 23;
-const COUNT_MASK: u32 = RANGED - 1;
+/// Marks a row of a layer statement (see `operands.rs`).
+const LAYER: u32 = 1 << 22;
+const COUNT_MASK: u32 = LAYER - 1;
 /// Index of nothing: the index a failed recording returns.
 pub(crate) const POISON: u32 = u32::MAX;
 
@@ -82,6 +84,13 @@ impl<S: Scalar> Slot<S> {
     #[inline(always)]
     pub(crate) fn put_ranged_header(&self, value: S, op: Op, count: usize) {
         self.put(value, header_link(op, count) | RANGED);
+    }
+
+    /// Writes row `j` of a layer statement of `k` inputs (see `operands.rs`): the row's value,
+    /// and the count of slots below it down to the statement's first, `k + 1 + j`.
+    #[inline(always)]
+    pub(crate) fn put_layer_header(&self, value: S, count: usize) {
+        self.put(value, header_link(Op::Dot, count) | LAYER);
     }
 
     /// Writes one operand slot of a neuron statement: the pair `(index, partial)` and, in the
@@ -155,6 +164,11 @@ impl<S: Scalar> Slot<S> {
     #[inline(always)]
     pub(crate) fn is_ranged(&self) -> bool {
         self.link() & (HEADER | RANGED) == HEADER | RANGED
+    }
+
+    #[inline(always)]
+    pub(crate) fn is_layer(&self) -> bool {
+        self.link() & (HEADER | LAYER) == HEADER | LAYER
     }
 }
 

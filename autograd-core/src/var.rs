@@ -18,6 +18,7 @@ use crate::op::{self, Op};
 use crate::tape::{NodeId, TapeView, POISON};
 use crate::{Scalar, TapeError};
 
+mod layer;
 mod nary;
 mod neuron;
 mod ops;

@@ -139,9 +139,10 @@ impl Layer {
         let n = self.inputs;
         let (x, y) = (&x[..n], &mut y[..self.outputs]);
         let params = &params[..self.outputs * (n + 1)];
-        for (y_j, p) in y.iter_mut().zip(params.chunks_exact(n + 1)) {
-            let (w, b) = p.split_at(n);
-            *y_j = neuron(w, b[0], x, self.activation);
+        // One layer statement on a tape (each output as `neuron` gives it).
+        T::affine_layer(params, x, y);
+        for y_j in y.iter_mut() {
+            *y_j = self.activation.apply(*y_j);
         }
     }
 }
@@ -270,10 +271,12 @@ impl<const D: usize> Mlp<D> {
     }
 
     /// At most how many tape slots one [`forward`](Self::forward) pass takes on `Var`
-    /// parameters: each neuron is one statement `w · x + b` with an operand per weight, per
-    /// recorded input and for the bias, plus its header: `n_out * (2 n_in + 2)` per layer
-    /// (fewer when inputs are constants or a relu is inactive: a zero partial is left out; the
-    /// activation itself costs no slot). Used to size tapes.
+    /// parameters: `n_out * (2 n_in + 2)` per layer, what its neurons take when each is written
+    /// as a general statement `w · x + b` (an operand per weight, per recorded input and for the
+    /// bias, plus its header). A layer of at least two inputs whose parameters are the tape's
+    /// consecutive leaves (as [`Trainer`](crate::Trainer) records them) and whose values are
+    /// finite takes far fewer, `n_in + 1 + n_out` (one layer statement, see
+    /// [`Number::affine_layer`]); the activation itself costs no slot. Used to size tapes.
     ///
     /// ```
     /// use autograd_nn::{Activation, Mlp};

@@ -45,7 +45,7 @@ fn training_steps_do_not_allocate() {
         .init(&mut params, Init::Uniform, &mut Rng::new(2))
         .unwrap();
     // Small enough to force several sweeps per step, so chunking is covered too.
-    let mut tape = Tape::<f64, 2_000>::boxed();
+    let mut tape = Tape::<f64, 1_000>::boxed();
     let mut trainer = Trainer::new(&mut *tape, &params).unwrap();
     let mut sgd = Sgd::new(LearningRate::Constant(0.1));
     let mut adam = Adam::new(LearningRate::Constant(0.01));

@@ -2,6 +2,7 @@
 
 use crate::{Scalar, TapeError, Var};
 
+use super::operands::layer_of;
 use super::{Gradients, Mark, Slot, TapeView, POISON};
 
 impl<S: Scalar> TapeView<S> {
@@ -104,6 +105,41 @@ impl<S: Scalar> TapeView<S> {
             let head = &slots[h];
             let base = h - head.count().min(h);
             let a = head.adj();
+            if head.is_layer() {
+                // A layer statement (`operands.rs`): rows `h` down to 0, each as the neuron
+                // statement it stands for, its weights' values read from their slots.
+                let l = layer_of(slots, h);
+                let w0 = slots[l.info].link() as usize;
+                let inputs = &slots[l.base..l.info];
+                for r in (l.first..=h).rev() {
+                    let a = slots[r].adj();
+                    let start = l.row_start(w0, r);
+                    let Some(row) = slots.get(start..=start + inputs.len()) else {
+                        continue;
+                    };
+                    if a.is_zero() {
+                        continue;
+                    }
+                    if ABOVE && start < lo {
+                        for (i, (o, w)) in inputs.iter().zip(row).enumerate() {
+                            send(o.link() as usize, a * (o.x() * w.x()));
+                            send(start + i, a * o.adj());
+                        }
+                        send(start + inputs.len(), a * S::ONE);
+                        continue;
+                    }
+                    // The row's weights and bias are all swept: no test per weight.
+                    for (o, w) in inputs.iter().zip(row) {
+                        send(o.link() as usize, a * (o.x() * w.x()));
+                        w.set_adj(w.adj() + a * o.adj());
+                    }
+                    if let Some(b) = row.last() {
+                        b.set_adj(b.adj() + a * S::ONE);
+                    }
+                }
+                p = l.base;
+                continue;
+            }
             if a.is_zero() {
                 // Nothing to send.
             } else if let (true, Some((last, paired))) =

@@ -73,6 +73,6 @@ pub(super) fn neuron<'t, S: Scalar>(
 /// every value at once, without a branch per value.
 #[inline(always)]
 #[allow(clippy::eq_op)]
-fn zero_if_finite<S: Scalar>(v: S) -> S {
+pub(super) fn zero_if_finite<S: Scalar>(v: S) -> S {
     v - v
 }

@@ -315,4 +315,13 @@ impl<'t, S: Scalar> Number for Var<'t, S> {
         let n = w.len().min(x.len());
         Var::affine(&w[..n], &x[..n], b).unwrap_or(Var::constant(S::ZERO))
     }
+    #[inline]
+    fn affine_layer(params: &[Self], x: &[Self], y: &mut [Self]) {
+        let m = y.len().min(params.len() / (x.len() + 1));
+        let (params, y) = (&params[..m * (x.len() + 1)], &mut y[..m]);
+        if Var::affine_layer(params, x, y).is_err() {
+            // Unreachable: the lengths were just matched.
+            y.fill(Var::constant(S::ZERO));
+        }
+    }
 }

@@ -1,0 +1,143 @@
+//! A dense layer's pre-activations `y_j = w_j · x + b_j` as one layer statement: the inputs
+//! written once, the weights implied (they are consecutive statements, a network's parameters
+//! recorded in order), a header per row (layout in `tape/operands.rs`). `k + 1 + m` slots where
+//! `m` neuron statements take `m (k + 2)`, and one check of the inputs instead of one per row.
+
+use crate::op::Op;
+use crate::tape::{MAX_OPERANDS, NO_OPERAND};
+use crate::{Scalar, TapeError};
+
+use super::neuron::zero_if_finite;
+use super::Var;
+
+impl<'t, S: Scalar> Var<'t, S> {
+    /// A dense layer: `y[j] = w_j · x + b_j` for each row `j`, where `params` holds the rows one
+    /// after another, each `x.len()` weights then the bias. Each `y[j]` has the value and the
+    /// gradient of [`Var::affine`] of its row.
+    ///
+    /// When the parameters are consecutive statements (a network's parameters, recorded as
+    /// leaves in order), every input carries at most one pending partial and the values are
+    /// finite, the layer is one statement of `x.len() + 1 + y.len()` slots: the inputs once, a
+    /// slot naming the first weight, and a header per row. Otherwise each row is written as
+    /// [`Var::affine`] writes it.
+    ///
+    /// # Errors
+    /// [`TapeError::LengthMismatch`] if `params` does not hold `y.len()` rows of `x.len() + 1`.
+    ///
+    /// ```
+    /// use autograd_core::{Tape, Var};
+    /// let tape = Tape::<f64, 32>::new();
+    /// // Two neurons over two inputs: [w00, w01, b0, w10, w11, b1].
+    /// let params = [0.5, -1.0, 0.25, 2.0, 1.0, -3.0].map(|p| tape.var(p));
+    /// let x = [Var::constant(4.0), tape.var(3.0)];
+    /// let mut y = [Var::constant(0.0); 2];
+    /// Var::affine_layer(&params, &x, &mut y)?;
+    /// assert_eq!((y[0].value(), y[1].value()), (-0.75, 8.0));
+    /// // Six leaves and x1, then the layer: two input slots, one naming w00, two rows.
+    /// assert_eq!(tape.len(), 7 + 5);
+    /// let g = tape.backward(y[0] * y[1])?;
+    /// // d(y0 y1)/dw00 = x0 y1, d/dw11 = x1 y0, d/db0 = y1, d/dx1 = w01 y1 + w11 y0.
+    /// assert_eq!((g.wrt(params[0]), g.wrt(params[4]), g.wrt(params[2])), (32.0, -2.25, 8.0));
+    /// assert_eq!(g.wrt(x[1]), -1.0 * 8.0 + 1.0 * -0.75);
+    /// # Ok::<(), autograd_core::TapeError>(())
+    /// ```
+    pub fn affine_layer(params: &[Self], x: &[Self], y: &mut [Self]) -> Result<(), TapeError> {
+        let k = x.len();
+        if params.len() != y.len() * (k + 1) {
+            return Err(TapeError::LengthMismatch {
+                what: "affine_layer's parameters",
+                expected: y.len() * (k + 1),
+                found: params.len(),
+            });
+        }
+        if !layer(params, x, y) {
+            for (yj, row) in y.iter_mut().zip(params.chunks_exact(k + 1)) {
+                let (w, b) = row.split_at(k);
+                *yj = Var::affine(w, x, b[0])?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Writes the layer statement and its rows' handles into `y`, or returns `false` having written
+/// nothing where the rows must be written one by one: the parameters are not the consecutive
+/// statements of one tape, an input carries two pending pairs or is on another tape, a value or
+/// partial is not finite, fewer than two inputs, or the tape has no room. Lengths as checked by
+/// [`Var::affine_layer`].
+#[inline]
+fn layer<'t, S: Scalar>(params: &[Var<'t, S>], x: &[Var<'t, S>], y: &mut [Var<'t, S>]) -> bool {
+    let (k, m) = (x.len(), y.len());
+    let Some(first) = params.first() else {
+        return m == 0;
+    };
+    let Some(t) = first.tape else {
+        return false;
+    };
+    let size = k + 1 + m;
+    if k < 2 || size > MAX_OPERANDS || !first.node {
+        return false;
+    }
+    let w0 = first.index[0];
+    let Some(slots) = t.free_slots(size) else {
+        return false;
+    };
+    let (inputs, rest) = slots.split_at(k);
+    let Some((info, rows)) = rest.split_first() else {
+        return false;
+    };
+    // Summed finiteness tests, as in `neuron.rs`: a bit test each where a sum is a library call.
+    let (mut finite, mut tested) = (S::ZERO, true);
+    for (xi, slot) in x.iter().zip(inputs) {
+        let (link, partial) = match xi.n {
+            0 => (NO_OPERAND, S::ZERO),
+            1 if xi.tape.is_some_and(|a| core::ptr::addr_eq(a, t)) => (xi.index[0], xi.partial[0]),
+            _ => return false,
+        };
+        if S::COSTLY_PRODUCT {
+            tested &= partial.is_finite() & xi.value.is_finite();
+        } else {
+            finite += zero_if_finite(partial) + zero_if_finite(xi.value);
+        }
+        slot.put_paired(link, partial, xi.value);
+    }
+    info.put_paired(w0, S::ZERO, S::ZERO);
+    // Each row summed in `Number::affine`'s order while its parameters are tested to be the
+    // consecutive statements `w0, w0 + 1, ...` of this tape (one test for all, without a branch
+    // per parameter, in the same pass that reads their values). A finite sum means finite
+    // weights and bias too: a non-finite term (an infinite weight times 0 is NaN) makes the sum
+    // non-finite.
+    let mut consecutive = true;
+    let mut next = w0;
+    let mut is = |v: &Var<'t, S>| {
+        let same = v.tape.is_some_and(|a| core::ptr::addr_eq(a, t));
+        consecutive &= v.node & same & (v.index[0] == next);
+        next = next.wrapping_add(1);
+    };
+    for (j, (row, head)) in params.chunks_exact(k + 1).zip(rows).enumerate() {
+        let (w, b) = row.split_at(k);
+        let mut value = b[0].value;
+        for (wi, xi) in w.iter().zip(x) {
+            is(wi);
+            value += wi.value * xi.value;
+        }
+        is(&b[0]);
+        if S::COSTLY_PRODUCT {
+            tested &= value.is_finite();
+        } else {
+            finite += zero_if_finite(value);
+        }
+        head.put_layer_header(value, k + 1 + j);
+    }
+    // The partials `p_i w_ji` are not stored: the sweep forms them, as a neuron statement would
+    // have, and a product that overflows is sent as the non-finite term it is.
+    if !(consecutive && tested && finite.is_finite()) {
+        return false;
+    }
+    let top = t.len() + k + 1;
+    t.commit(size);
+    for (j, (yj, head)) in y.iter_mut().zip(rows).enumerate() {
+        *yj = Var::labelled(t, (top + j) as u32, head.x(), Op::Dot);
+    }
+    true
+}

@@ -1,0 +1,412 @@
+//! Layer statements: `Var::affine_layer` over parameters that are consecutive leaves writes the
+//! inputs once and a header per row (`tape/operands.rs`). Checked against derivatives worked out
+//! by hand, against the same rows written one by one as neuron statements (the same values and
+//! gradients bit for bit), and against the general write of parameters that are not
+//! consecutive (up to rounding: it may fold a short row into a handle).
+
+use autograd_core::{AnomalyKind, Dual, Number, Op, Scalar, Tape, TapeError, TapeView, Var};
+use proptest::prelude::*;
+
+/// How a layer is written in [`run`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Write {
+    /// `Var::affine_layer` on consecutive parameters: one layer statement.
+    Layer,
+    /// `Var::affine` row by row on the same parameters: a neuron statement per row.
+    Rows,
+    /// `Var::affine_layer` on parameters with a leaf between every two: the general write.
+    Spread,
+}
+
+/// How an input is made from its leaf `u` (value `v`).
+#[derive(Clone, Copy, Debug)]
+enum Input {
+    Constant,
+    Leaf,
+    /// `3 u`: one pending pair, partial 3.
+    Scaled,
+    /// `relu(u)`: cut when `v < 0`.
+    Relu,
+    /// `u * u2`: two pending pairs, so the rows are written one by one.
+    Product,
+}
+
+fn input<'t>(kind: Input, u: Var<'t, f64>, u2: Var<'t, f64>, v: f64) -> Var<'t, f64> {
+    match kind {
+        Input::Constant => Var::constant(v),
+        Input::Leaf => u,
+        Input::Scaled => u * 3.0,
+        Input::Relu => u.relu(),
+        Input::Product => u * u2,
+    }
+}
+
+/// The result of [`run`]: the output's value, the gradients with respect to the parameters and
+/// to the input leaves, the rows' values, and the slots the layer took.
+type Outcome = (f64, Vec<f64>, Vec<f64>, Vec<f64>, usize);
+
+/// Records the inputs' leaves, the parameters, the layer, then `out = sum_j c_j relu(y_j)^2`
+/// (`c_j = j + 1`, so every row has its own adjoint, and a row whose value is negative gets 0).
+fn run(
+    tape: &mut TapeView<f64>,
+    kinds: &[Input],
+    xs: &[f64],
+    ps: &[f64],
+    m: usize,
+    write: Write,
+) -> Outcome {
+    tape.clear();
+    let tape: &TapeView<f64> = tape;
+    let us: Vec<_> = xs.iter().map(|&v| tape.var(v)).collect();
+    let u2 = tape.var(0.5);
+    let mut params = Vec::new();
+    for &p in ps {
+        params.push(tape.var(p));
+        if write == Write::Spread {
+            tape.var(0.0);
+        }
+    }
+    let x: Vec<_> = kinds
+        .iter()
+        .zip(&us)
+        .zip(xs)
+        .map(|((&k, &u), &v)| input(k, u, u2, v))
+        .collect();
+    let before = tape.len();
+    let mut y = vec![Var::constant(0.0); m];
+    match write {
+        Write::Layer | Write::Spread => Var::affine_layer(&params, &x, &mut y).unwrap(),
+        Write::Rows => {
+            for (yj, row) in y.iter_mut().zip(params.chunks_exact(x.len() + 1)) {
+                *yj = Var::affine(&row[..x.len()], &x, row[x.len()]).unwrap();
+            }
+        }
+    }
+    let slots = tape.len() - before;
+    let out = y.iter().enumerate().fold(Var::constant(0.0), |s, (j, yj)| {
+        s + yj.relu().square() * (j + 1) as f64
+    });
+    let g = tape.backward(out).unwrap();
+    let dp = params.iter().map(|p| g.wrt(*p)).collect();
+    let du = us.iter().chain([&u2]).map(|u| g.wrt(*u)).collect();
+    let values = y.iter().map(|v| v.value()).collect();
+    (out.value(), dp, du, values, slots)
+}
+
+#[test]
+fn a_layer_writes_its_inputs_once_and_a_header_per_row() -> Result<(), TapeError> {
+    // Two rows over x = (3 u0, u1, c) with u0 = 1, u1 = -2, c = 4:
+    // y0 = 0.25 + 0.5 * 3 + 2 * -2 + -1 * 4 = -6.25; y1 = 1 + 1 * 3 + 0 * -2 + 0.5 * 4 = 6.
+    let tape = Tape::<f64, 32>::new();
+    let (u0, u1) = (tape.var(1.0), tape.var(-2.0));
+    let params = [0.5, 2.0, -1.0, 0.25, 1.0, 0.0, 0.5, 1.0].map(|p| tape.var(p));
+    let x = [u0 * 3.0, u1, Var::constant(4.0)];
+    let mut y = [Var::constant(0.0); 2];
+    Var::affine_layer(&params, &x, &mut y)?;
+    assert_eq!((y[0].value(), y[1].value()), (-6.25, 6.0));
+    // Ten leaves, then three input slots, the one naming the first weight, and two rows: 6 (two
+    // neuron statements take 5 each).
+    assert_eq!(tape.len(), 10 + 6);
+    assert_eq!(y.map(|v| v.id().unwrap().index()), [14, 15]);
+    for (j, yj) in y.iter().enumerate() {
+        let node = tape.node(yj.id().unwrap())?;
+        assert_eq!((node.op, node.operands), (Op::Dot, 6), "row {j}");
+    }
+    // Each input's pair (index, weight times its partial), then its weight's (index, input), and
+    // the bias's: what a neuron statement of the row holds.
+    let pairs = |v: Var<'_, f64>| -> Result<Vec<(usize, f64)>, TapeError> {
+        let mut p = Vec::new();
+        tape.for_each_operand(v.id().unwrap(), |i, d| p.push((i, d)))?;
+        Ok(p)
+    };
+    assert_eq!(
+        pairs(y[0])?,
+        [(0, 1.5), (2, 3.0), (1, 2.0), (3, -2.0), (4, 4.0), (5, 1.0)]
+    );
+    assert_eq!(
+        pairs(y[1])?,
+        [(0, 3.0), (6, 3.0), (1, 0.0), (7, -2.0), (8, 4.0), (9, 1.0)]
+    );
+    // d(y0 y1)/dp: dy0/dw0i = x_i, times y1 = 6; dy1/dw1i = x_i, times y0 = -6.25.
+    let g = tape.backward(y[0] * y[1])?;
+    let dp: Vec<_> = params.iter().map(|p| g.wrt(*p)).collect();
+    assert_eq!(dp, [18.0, -12.0, 24.0, 6.0, -18.75, 12.5, -25.0, -6.25]);
+    // d/du0 = 3 (w00 y1 + w10 y0) = 3 (3 - 6.25); d/du1 = w01 y1 + w11 y0 = 12.
+    assert_eq!((g.wrt(u0), g.wrt(u1)), (3.0 * (3.0 - 6.25), 12.0));
+    Ok(())
+}
+
+#[test]
+fn the_layer_is_the_rows_affine_on_plain_numbers_and_dual_numbers() {
+    let params = [0.5, 2.0, -1.0, 0.25, 1.0, 0.0, 0.5, 1.0];
+    let x = [3.0, -2.0, 4.0];
+    let mut y = [0.0; 2];
+    f64::affine_layer(&params, &x, &mut y);
+    assert_eq!(y, [-6.25, 6.0]);
+    // Rows past the end of the parameters are left as they were.
+    let mut y = [7.0; 3];
+    f64::affine_layer(&params, &x, &mut y);
+    assert_eq!(y, [-6.25, 6.0, 7.0]);
+    let d = params.map(Dual::constant);
+    let mut dy = [Dual::constant(0.0); 2];
+    let dx = [
+        Dual::variable(3.0),
+        Dual::constant(-2.0),
+        Dual::constant(4.0),
+    ];
+    Dual::affine_layer(&d, &dx, &mut dy);
+    assert_eq!(dy.map(|v| (v.re, v.eps)), [(-6.25, 0.5), (6.0, 1.0)]);
+}
+
+#[test]
+fn a_second_sweep_and_a_sweep_from_a_lower_row_give_the_rows_gradients() -> Result<(), TapeError> {
+    let tape = Tape::<f64, 64>::new();
+    let u = tape.var(2.0);
+    let params = [0.5, -3.0, 1.0, 2.0, 0.25, -1.0, 1.5, 1.0, 0.0].map(|p| tape.var(p));
+    let x = [u * 2.0, u.sin()];
+    let mut y = [Var::constant(0.0); 3];
+    Var::affine_layer(&params, &x, &mut y)?;
+    let grads = |out: Var<'_, f64>| -> Result<Vec<f64>, TapeError> {
+        let g = tape.backward(out)?;
+        Ok(params.iter().chain([&u]).map(|v| g.wrt(*v)).collect())
+    };
+    let all = y[0] * y[1] * y[2];
+    let first = grads(all)?;
+    assert_eq!(first, grads(all)?);
+    // From row 1, inside the statement: rows 2 and 0 get nothing, whatever the last sweep left.
+    let from_row = grads(y[1])?;
+    let (x0, x1) = (4.0, 2f64.sin());
+    assert_eq!(from_row[..3], [0.0; 3]);
+    assert_eq!(from_row[3..6], [x0, x1, 1.0]);
+    assert_eq!(from_row[6..9], [0.0; 3]);
+    assert_eq!(from_row[9], 4.0 + 0.25 * 2f64.cos());
+    // And row 0 alone.
+    let row0 = grads(y[0])?;
+    assert_eq!(row0[..3], [x0, x1, 1.0]);
+    assert_eq!(row0[3..9], [0.0; 6]);
+    Ok(())
+}
+
+#[test]
+fn a_sweep_above_a_mark_inside_the_weights_drops_those_below() -> Result<(), TapeError> {
+    let tape = Tape::<f64, 32>::new();
+    let w00 = tape.var(2.0);
+    let mark = tape.mark();
+    let rest = [3.0, 1.0, -1.0, 4.0, 0.5].map(|p| tape.var(p));
+    let u = tape.var(5.0);
+    let params = [w00, rest[0], rest[1], rest[2], rest[3], rest[4]];
+    let mut y = [Var::constant(0.0); 2];
+    Var::affine_layer(&params, &[u * 1.0, u * 2.0], &mut y)?;
+    assert_eq!(tape.len(), 7 + 5, "a layer statement");
+    let g = tape.backward_above(y[0] + y[1], mark)?;
+    assert_eq!(
+        (g.wrt(w00), g.wrt(rest[0]), g.wrt(rest[1])),
+        (0.0, 10.0, 1.0)
+    );
+    assert_eq!(g.wrt(u), 2.0 + 6.0 - 1.0 + 8.0);
+    Ok(())
+}
+
+#[test]
+fn the_graph_draws_each_row_with_its_edges() -> Result<(), TapeError> {
+    let tape = Tape::<f64, 32>::new();
+    let params = [0.5, 2.0, 0.0, -1.0, 1.0, 3.0].map(|p| tape.var(p));
+    let mut y = [Var::constant(0.0); 2];
+    Var::affine_layer(&params, &[Var::constant(7.0), Var::constant(3.0)], &mut y)?;
+    tape.backward(y[0] + y[1])?;
+    let mut dot = String::new();
+    tape.write_dot(&mut dot).unwrap();
+    // Leaves 0-5, the two input slots and the one naming w00 (6-8), then rows 9 and 10.
+    for (edge, row) in [
+        ("n0 -> n9 [label=\"1: 7\"]", 9),
+        ("n5 -> n10 [label=\"3: 1\"]", 10),
+    ] {
+        assert!(dot.contains(edge), "row {row}: {dot}");
+    }
+    assert!(dot.contains("n4 -> n10 [label=\"2: 3\"]"), "{dot}");
+    assert_eq!(dot.matches(" -> ").count(), 6, "{dot}");
+    Ok(())
+}
+
+#[test]
+fn a_weights_overflowing_gradient_and_an_overflowing_partial_are_named() {
+    // Row 1's weight w10 has partial x0 = 1e300; times the adjoint 1e10 it overflows.
+    let tape = Tape::<f64, 32>::new();
+    let params = [0.0, 1.0, 0.0, 0.0, 1.0, 0.0].map(|p| tape.var(p));
+    let mut y = [Var::constant(0.0); 2];
+    Var::affine_layer(&params, &[Var::constant(1e300), Var::constant(1.0)], &mut y).unwrap();
+    let out = y[1] * 1e10;
+    let g = tape.backward(out).unwrap();
+    assert_eq!(g.wrt(params[3]), f64::INFINITY);
+    let a = tape.anomaly(out).unwrap();
+    assert_eq!((a.index, a.op), (10, Op::Dot));
+    match a.kind {
+        AnomalyKind::Gradient { input, local, .. } => assert_eq!((input, local), (3, 1e300)),
+        k => panic!("{k:?}"),
+    }
+    // An input's partial (1e300) times row 0's weight (1e10) is not stored: the sweep forms it
+    // and sends the infinite term, which NaN provenance names as a neuron statement's would be.
+    let tape = Tape::<f64, 32>::new();
+    let params = [1e10, 1.0, 0.0, 1.0, 1.0, 0.0].map(|p| tape.var(p));
+    let u = tape.var(1e-300);
+    let x = [u * 1e300, Var::constant(1.0)];
+    Var::affine_layer(&params, &x, &mut y).unwrap();
+    assert_eq!(y[0].id().unwrap().index(), 10, "a layer statement");
+    let g = tape.backward(y[0]).unwrap();
+    assert_eq!(g.wrt(u), f64::INFINITY);
+    let a = tape.anomaly(y[0]).unwrap();
+    match a.kind {
+        AnomalyKind::Gradient { input, local, .. } => {
+            assert_eq!((a.index, input, local), (10, 6, f64::INFINITY))
+        }
+        k => panic!("{k:?}"),
+    }
+}
+
+#[test]
+fn a_row_whose_value_is_not_finite_is_written_as_its_own_statement() {
+    let tape = Tape::<f64, 32>::new();
+    let params = [1e300, 1e300, 0.0, 1.0, 1.0, 0.0].map(|p| tape.var(p));
+    let mut y = [Var::constant(0.0); 2];
+    let x = [Var::constant(1e10), Var::constant(1.0)];
+    Var::affine_layer(&params, &x, &mut y).unwrap();
+    assert_eq!(y[0].value(), f64::INFINITY);
+    // Row by row: row 0 is a plain statement of its three parameters (the neuron write refuses
+    // it), row 1 a neuron statement (two input slots, the bias's): 4 slots each.
+    assert_eq!(tape.len(), 6 + 4 + 4);
+    let a = tape.anomaly(y[0] + y[1]).unwrap();
+    assert_eq!((a.kind, a.op, a.index), (AnomalyKind::Value, Op::Dot, 9));
+}
+
+#[test]
+fn wrong_lengths_and_a_foreign_input_are_errors() {
+    let (a, b) = (Tape::<f64, 32>::new(), Tape::<f64, 32>::new());
+    let params = [1.0, 2.0, 0.0, 1.0, 1.0].map(|p| a.var(p));
+    let mut y = [Var::constant(0.0); 2];
+    let x = [b.var(1.0) * 2.0, Var::constant(1.0)];
+    assert_eq!(
+        Var::affine_layer(&params, &x, &mut y),
+        Err(TapeError::LengthMismatch {
+            what: "affine_layer's parameters",
+            expected: 6,
+            found: 5
+        })
+    );
+    let params = [1.0, 2.0, 0.0, 1.0, 1.0, 0.0].map(|p| a.var(p));
+    Var::affine_layer(&params, &x, &mut y).unwrap();
+    assert_eq!(a.backward(y[0]).unwrap_err(), TapeError::ForeignVar);
+}
+
+#[test]
+fn a_layer_of_dual_numbers_matches_the_rows() -> Result<(), TapeError> {
+    // Forward over reverse: second derivatives of y0 y1 through both writes.
+    let run = |layer: bool| -> Result<[f64; 4], TapeError> {
+        let tape = Tape::<Dual<f64>, 64>::new();
+        let u = tape.var(Dual::new(0.7, 1.0));
+        let p = [0.5, -1.5, 0.25, 2.0, 1.0, -0.5].map(|v| tape.var(Dual::constant(v)));
+        let x = [u.sin(), u * u];
+        let mut y = [Var::constant(Dual::ZERO); 2];
+        if layer {
+            Var::affine_layer(&p, &x, &mut y)?;
+        } else {
+            for (yj, row) in y.iter_mut().zip(p.chunks_exact(3)) {
+                *yj = Var::affine(&row[..2], &x, row[2])?;
+            }
+        }
+        let g = tape.backward(y[0] * y[1])?;
+        let (du, dw) = (g.wrt(u), g.wrt(p[0]));
+        Ok([du.re, du.eps, dw.re, dw.eps])
+    };
+    let (layer, rows) = (run(true)?, run(false)?);
+    assert_eq!(layer, rows);
+    let x = 0.7f64;
+    let (y0, y1) = (
+        0.25 + 0.5 * x.sin() - 1.5 * x * x,
+        -0.5 + 2.0 * x.sin() + x * x,
+    );
+    let (d0, d1) = (0.5 * x.cos() - 3.0 * x, 2.0 * x.cos() + 2.0 * x);
+    assert!((layer[0] - (d0 * y1 + y0 * d1)).abs() < 1e-14);
+    let (dd0, dd1) = (-0.5 * x.sin() - 3.0, -2.0 * x.sin() + 2.0);
+    let second = dd0 * y1 + 2.0 * d0 * d1 + y0 * dd1;
+    assert!(
+        (layer[1] - second).abs() < 1e-13,
+        "{} vs {second}",
+        layer[1]
+    );
+    Ok(())
+}
+
+#[test]
+fn scalar_types_other_than_f64_take_the_same_write() -> Result<(), TapeError> {
+    fn slots<S: Scalar>() -> Result<usize, TapeError> {
+        let tape = Tape::<S, 32>::new();
+        let p = [0.5, 0.25, 0.0, 1.0, -1.0, 0.5].map(|v| tape.var(S::from_f64(v)));
+        let u = tape.var(S::ONE);
+        let mut y = [Var::constant(S::ZERO); 2];
+        Var::affine_layer(&p, &[u * S::from_f64(2.0), u], &mut y)?;
+        Ok(tape.len() - 7)
+    }
+    assert_eq!(slots::<f32>()?, 5);
+    assert_eq!(slots::<autograd_core::Q16>()?, 5);
+    assert_eq!(slots::<Dual<f64>>()?, 5);
+    Ok(())
+}
+
+fn kinds() -> impl Strategy<Value = Input> {
+    prop_oneof![
+        Just(Input::Constant),
+        Just(Input::Leaf),
+        Just(Input::Scaled),
+        Just(Input::Relu),
+        Just(Input::Product),
+    ]
+}
+
+proptest! {
+    #[test]
+    fn a_layer_gives_its_rows_values_and_gradients(
+        layer in (1usize..8, 1usize..6).prop_flat_map(|(k, m)| (
+            prop::collection::vec(kinds(), k),
+            prop::collection::vec(-3.0f64..3.0, k),
+            prop::collection::vec(-3.0f64..3.0, m * (k + 1)),
+            Just(m),
+        )),
+    ) {
+        let (kinds, xs, ps, m) = layer;
+        let k = xs.len();
+        let mut tape = Tape::<f64, 512>::new();
+        let packed = run(&mut tape, &kinds, &xs, &ps, m, Write::Layer);
+        let rows = run(&mut tape, &kinds, &xs, &ps, m, Write::Rows);
+        prop_assert_eq!(packed.0.to_bits(), rows.0.to_bits());
+        prop_assert_eq!(&packed.1, &rows.1);
+        prop_assert_eq!(&packed.2, &rows.2);
+        prop_assert_eq!(&packed.3, &rows.3);
+        // The general write folds a row of at most two operands into a handle, which then
+        // multiplies the partials in another order: the same gradients up to rounding.
+        let spread = run(&mut tape, &kinds, &xs, &ps, m, Write::Spread);
+        prop_assert_eq!(&packed.3, &spread.3);
+        let close = |a: &[f64], b: &[f64]| {
+            a.iter().zip(b).all(|(a, b)| (a - b).abs() <= 1e-14 * (1.0 + b.abs()))
+        };
+        prop_assert!(close(&packed.1, &spread.1) && close(&packed.2, &spread.2));
+        // The layer write is taken whenever it applies.
+        if k >= 2 && !kinds.iter().any(|k| matches!(k, Input::Product)) {
+            prop_assert_eq!(packed.4, k + 1 + m);
+        }
+        // By hand: d(out)/dw_ji = 2 c_j relu(y_j) x_i.
+        let x: Vec<f64> = kinds.iter().zip(&xs).map(|(k, &v)| match k {
+            Input::Constant | Input::Leaf => v,
+            Input::Scaled => 3.0 * v,
+            Input::Relu => v.max(0.0),
+            Input::Product => v * 0.5,
+        }).collect();
+        for (j, row) in ps.chunks_exact(k + 1).enumerate() {
+            let y = x.iter().zip(row).fold(row[k], |s, (x, w)| s + w * x);
+            for (i, xi) in x.iter().enumerate() {
+                let want = 2.0 * (j + 1) as f64 * y.max(0.0) * xi;
+                let got = packed.1[j * (k + 1) + i];
+                prop_assert!((got - want).abs() <= 1e-12 * (1.0 + want.abs()), "{} vs {}", got, want);
+            }
+        }
+    }
+}
