@@ -32,15 +32,13 @@ pub use gradients::Gradients;
 pub use ids::{Mark, NodeId};
 pub(crate) use operands::NO_OPERAND;
 
-/// A header's `link` has its top bit set, the operation in the next 7 bits, the [`RANGED`] flag
-/// in bit 23, the [`LAYER`] flag in bit 22 and the count of slots below it that belong to the
-/// statement in the low 22; an operand's `link` is an index, below 2^31.
+/// A header's `link` has its top bit set, the operation in the next 7 bits, the [`LAYER`] flag
+/// in bit 23 and the count of slots below it that belong to the statement in the low 23; an
+/// operand's `link` is an index, below 2^31.
 const HEADER: u32 = 1 << 31;
 const COUNT_BITS: u32 = 24;
-/// Marks a neuron statement whose operand slots each carry a second pair (see `operands.rs`).
-const RANGED: u32 = 1 << 23;
 /// Marks a row of a layer statement (see `operands.rs`).
-const LAYER: u32 = 1 << 22;
+const LAYER: u32 = 1 << 23;
 const COUNT_MASK: u32 = LAYER - 1;
 /// Index of nothing: the index a failed recording returns.
 pub(crate) const POISON: u32 = u32::MAX;
@@ -80,12 +78,6 @@ impl<S: Scalar> Slot<S> {
         self.put(value, header_link(op, count));
     }
 
-    /// Writes the header of a neuron statement (see `operands.rs`) over `count` slots.
-    #[inline(always)]
-    pub(crate) fn put_ranged_header(&self, value: S, op: Op, count: usize) {
-        self.put(value, header_link(op, count) | RANGED);
-    }
-
     /// Writes row `j` of a layer statement of `k` inputs (see `operands.rs`): the row's value,
     /// and the count of slots below it down to the statement's first, `k + 1 + j`.
     #[inline(always)]
@@ -93,9 +85,9 @@ impl<S: Scalar> Slot<S> {
         self.put(value, header_link(Op::Dot, count) | LAYER);
     }
 
-    /// Writes one operand slot of a neuron statement: the pair `(index, partial)` and, in the
-    /// adjoint's place (an operand slot's adjoint is never read as one), the partial with respect
-    /// to the weight this slot stands for.
+    /// Writes one input slot of a layer statement: the pair `(index, partial)` and, in the
+    /// adjoint's place (an operand slot's adjoint is never read as one), the input's value, the
+    /// partial with respect to each row's weight for this input.
     #[inline(always)]
     pub(crate) fn put_paired(&self, index: u32, partial: S, weight_partial: S) {
         self.put(partial, index);
@@ -160,12 +152,7 @@ impl<S: Scalar> Slot<S> {
         self.link() & HEADER != 0
     }
 
-    /// `true` for the header of a neuron statement (see `operands.rs`).
-    #[inline(always)]
-    pub(crate) fn is_ranged(&self) -> bool {
-        self.link() & (HEADER | RANGED) == HEADER | RANGED
-    }
-
+    /// `true` for a row of a layer statement (see `operands.rs`).
     #[inline(always)]
     pub(crate) fn is_layer(&self) -> bool {
         self.link() & (HEADER | LAYER) == HEADER | LAYER
@@ -454,8 +441,8 @@ impl<S: Scalar> TapeView<S> {
     }
 
     /// Calls `f(index, partial)` for every operand of statement `id`, in recording order (for a
-    /// neuron statement written with its weights implied, each input's pair and then its
-    /// weight's).
+    /// row of a layer statement, written with its weights implied, each input's pair and then
+    /// its weight's, and last the bias's).
     pub fn for_each_operand(
         &self,
         id: NodeId,

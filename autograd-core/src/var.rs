@@ -20,7 +20,6 @@ use crate::{Scalar, TapeError};
 
 mod layer;
 mod nary;
-mod neuron;
 mod ops;
 
 /// A value recorded on a tape (or a constant), used like a number: `(x1 * x2 + 1.0).relu()`.

@@ -1,5 +1,6 @@
 //! Neuron statements: `w · x + b` whose weights and bias are consecutive leaves is written with
-//! its weights implied (one slot per input, `tape/operands.rs`). Checked against derivatives
+//! its weights implied, a layer statement of one row (one slot per input, `tape/operands.rs`;
+//! `tests/layer.rs` checks layers of several rows). Checked against derivatives
 //! worked out by hand and against the general n-ary write of the same neuron (parameters that
 //! are not consecutive), which must give the same values and gradients bit for bit.
 
@@ -81,7 +82,7 @@ fn a_neuron_on_consecutive_parameters_takes_one_slot_per_input() -> Result<(), T
     let x = [u0 * 3.0, u1, Var::constant(4.0)];
     let y = Var::affine(&w, &x, b)?;
     assert_eq!(y.value(), -6.25);
-    // Six leaves, then one slot per input, the bias's and the header: 5 (the general write
+    // Six leaves, then one slot per input, one naming w0 and the header: 5 (the general write
     // takes 2 + 2 + 1 operands for the weights, the recorded inputs and the bias, and a header).
     assert_eq!(tape.len(), 6 + 5);
     let node = tape.node(y.id().unwrap())?;
@@ -157,7 +158,7 @@ fn the_graph_labels_a_neurons_weight_edges_with_the_inputs() -> Result<(), TapeE
     tape.backward(y)?;
     let mut dot = String::new();
     tape.write_dot(&mut dot).unwrap();
-    // Leaves 0-2, then the two inputs' slots, the bias's and the header (6).
+    // Leaves 0-2, then the two inputs' slots, the one naming w0 and the header (6).
     assert!(dot.contains("n0 -> n6 [label=\"1: 7\"]"), "{dot}");
     assert!(dot.contains("n1 -> n6 [label=\"2: 3\"]"), "{dot}");
     assert!(dot.contains("n2 -> n6 [label=\"3: 1\"]"), "{dot}");

@@ -210,7 +210,7 @@ impl<'t, S: Scalar, const P: usize> Trainer<'t, S, P> {
             } else {
                 None
             };
-            let (mut chunk_loss, mut chunk_correct, mut chunk_classified) = (0.0, 0, 0);
+            let (mut chunk_correct, mut chunk_classified) = (0, 0);
             let mut sum: Option<Var<'_, S>> = None;
             let mut end = start;
             let mut overflow = false;
@@ -236,7 +236,6 @@ impl<'t, S: Scalar, const P: usize> Trainer<'t, S, P> {
                     break;
                 }
                 self.slots_per_sample = self.slots_per_sample.max(tape.len() - before);
-                chunk_loss += l.value().to_f64();
                 let values = widths_from(&out, |v| v.value().to_f64());
                 if let Some(right) = objective.loss.is_correct(&values, s.y) {
                     chunk_classified += 1;
@@ -244,6 +243,10 @@ impl<'t, S: Scalar, const P: usize> Trainer<'t, S, P> {
                 }
                 end += 1;
             }
+            // The chunk's loss is the sum the tape formed (in `S`, as the gradient is): one
+            // conversion per chunk, not a conversion and a double-precision addition per sample,
+            // library calls on a part without a double-precision FPU.
+            let chunk_loss = sum.map_or(0.0, |s| s.value().to_f64());
             let mut total = sum.map(|s| {
                 if scale == 1.0 {
                     s

@@ -3,7 +3,7 @@
 use crate::{Scalar, TapeError, Var};
 
 use super::operands::layer_of;
-use super::{Gradients, Mark, Slot, TapeView, POISON};
+use super::{Gradients, Mark, Slot, TapeView, NO_OPERAND, POISON};
 
 impl<S: Scalar> TapeView<S> {
     /// Reverse mode: one sweep from `y` down to the first slot gives `dy/dv` for every statement
@@ -73,7 +73,7 @@ impl<S: Scalar> TapeView<S> {
         let (dirty_lo, dirty_hi) = self.dirty.replace((lo as u32, root as u32));
         let dirty_hi = (dirty_hi as usize).min(len);
         for slot in &slots[(dirty_lo as usize).min(dirty_hi)..dirty_hi] {
-            // Only headers' adjoints are adjoints (a neuron statement's operand slot keeps a
+            // Only headers' adjoints are adjoints (a layer statement's input slot keeps a
             // partial in that place).
             if slot.is_header() {
                 slot.set_adj(S::ZERO);
@@ -90,8 +90,7 @@ impl<S: Scalar> TapeView<S> {
         }
         self.seed.set(seed);
         // `adj[index] += d`, where `index` is a slot the sweep reaches: operands refer to earlier
-        // headers, so only an input of a neuron statement that depends on nothing (whose index
-        // is no slot) and, above a mark, a statement below it are left out.
+        // headers, so only a statement below the mark (when sweeping above one) is left out.
         let send = |index: usize, d: S| {
             if let Some(t) = slots.get(index) {
                 if !ABOVE || index >= lo {
@@ -106,54 +105,51 @@ impl<S: Scalar> TapeView<S> {
             let base = h - head.count().min(h);
             let a = head.adj();
             if head.is_layer() {
-                // A layer statement (`operands.rs`): rows `h` down to 0, each as the neuron
+                // A layer statement (`operands.rs`): rows `h` down to 0, each as the plain
                 // statement it stands for, its weights' values read from their slots.
                 let l = layer_of(slots, h);
                 let w0 = slots[l.info].link() as usize;
                 let inputs = &slots[l.base..l.info];
-                for r in (l.first..=h).rev() {
+                // (A `while` rather than a reversed inclusive range: fewer instructions per row
+                // on a microcontroller, where a row may have two inputs.)
+                let mut r = h + 1;
+                while r > l.first {
+                    r -= 1;
                     let a = slots[r].adj();
                     let start = l.row_start(w0, r);
-                    let Some(row) = slots.get(start..=start + inputs.len()) else {
+                    let Some(row) = slots.get(start..start + inputs.len() + 1) else {
                         continue;
                     };
                     if a.is_zero() {
                         continue;
                     }
+                    // An input that depends on nothing is skipped before its products (each a
+                    // library call without an FPU); the bias's partial is 1.
                     if ABOVE && start < lo {
                         for (i, (o, w)) in inputs.iter().zip(row).enumerate() {
-                            send(o.link() as usize, a * (o.x() * w.x()));
+                            if o.link() != NO_OPERAND {
+                                send(o.link() as usize, a * (o.x() * w.x()));
+                            }
                             send(start + i, a * o.adj());
                         }
-                        send(start + inputs.len(), a * S::ONE);
+                        send(start + inputs.len(), a);
                         continue;
                     }
                     // The row's weights and bias are all swept: no test per weight.
                     for (o, w) in inputs.iter().zip(row) {
-                        send(o.link() as usize, a * (o.x() * w.x()));
+                        if o.link() != NO_OPERAND {
+                            send(o.link() as usize, a * (o.x() * w.x()));
+                        }
                         w.set_adj(w.adj() + a * o.adj());
                     }
                     if let Some(b) = row.last() {
-                        b.set_adj(b.adj() + a * S::ONE);
+                        b.set_adj(b.adj() + a);
                     }
                 }
                 p = l.base;
                 continue;
             }
-            if a.is_zero() {
-                // Nothing to send.
-            } else if let (true, Some((last, paired))) =
-                (head.is_ranged(), slots[base..h].split_last())
-            {
-                // A neuron statement (`operands.rs`): each slot's input pair, then its weight's;
-                // the last slot names the first weight and holds the bias's partial.
-                let w0 = last.link() as usize;
-                for (i, o) in paired.iter().enumerate() {
-                    send(o.link() as usize, a * o.x());
-                    send(w0 + i, a * o.adj());
-                }
-                send(w0 + paired.len(), a * last.adj());
-            } else {
+            if !a.is_zero() {
                 for o in &slots[base..h] {
                     send(o.link() as usize, a * o.x());
                 }

@@ -2,37 +2,29 @@
 //!
 //! A plain statement of `k` operands is `k` slots `(index, partial)` below its header.
 //!
-//! A *neuron statement* (`w · x + b` whose weights and bias are consecutive statements
-//! `w0, w0 + 1, ..., w0 + k`, as a network's parameters recorded in order are) is written with
-//! its weights implied, one slot per input instead of two, and as many slots as a plain statement
-//! when no input is recorded:
-//!
-//! ```text
-//! [x_0's index, w_0 p_0 | x_0] ... [x_{k-1}'s index, w_{k-1} p_{k-1} | x_{k-1}] [w0, 0 | 1] [header, RANGED]
-//! ```
-//!
-//! Slot `i < k` holds the pair of input `i` (the index its handle depends on, or [`NO_OPERAND`]
-//! for an input that depends on nothing recorded, and that partial times the weight) and, in the
-//! place of an adjoint, the partial with respect to weight `w0 + i`: the input's value. The last
-//! slot names `w0` and holds the bias's partial, 1, in the same place (its own partial is 0, so
-//! even a reader of plain operands would add nothing). Every walker over operands (the sweep,
-//! NaN provenance, Graphviz export, [`TapeView::for_each_operand`]) reads them through
-//! [`TapeView::operands`], which yields each slot's pairs in that order (input, then weight);
-//! the sweep inlines the same order.
-//!
-//! A *layer statement* (`m` neurons over the same `k` inputs, their rows of weights and bias the
-//! consecutive statements `w0 .. w0 + m (k + 1)`) writes the inputs once and a header per row:
+//! A *layer statement* (`m` neurons `y_j = w_j · x + b_j` over the same `k` inputs, their rows of
+//! weights and bias the consecutive statements `w0 .. w0 + m (k + 1)`, as a network's parameters
+//! recorded in order are) writes the inputs once and a header per row; a single neuron is a layer
+//! of one row:
 //!
 //! ```text
 //! [x_0's index, p_0 | x_0] ... [x_{k-1}'s index, p_{k-1} | x_{k-1}] [w0, 0 | 0] [row 0, LAYER] ... [row m-1, LAYER]
 //! ```
 //!
-//! Row `j` is the statement `y_j = w_j · x + b_j`, with the operands a neuron statement would
-//! have: for each input its pair `(index, p_i w_ji)` then `(w0 + j (k + 1) + i, x_i)`, and last
-//! `(w0 + j (k + 1) + k, 1)`. `p_i` is the input's pending partial; `w_ji`, the weight's value,
-//! is read from the weight's own slot. A row's count reaches down to the first input slot
-//! (`k + 1 + j`), so the slots of a row are not all below it: a walk down the tape goes from row
-//! `j > 0` to row `j - 1` ([`TapeView::next_below`]).
+//! Input slot `i` holds the pair of input `i` (the index its handle depends on, or
+//! [`NO_OPERAND`] for an input that depends on nothing recorded, and its pending partial `p_i`)
+//! and, in the place of an adjoint, the input's value `x_i`, the partial of every row with
+//! respect to its weight for that input. The next slot names `w0`. Row `j` is the statement
+//! `y_j`, with the operands a plain statement of it would have: for each input its pair
+//! `(index, p_i w_ji)` then `(w0 + j (k + 1) + i, x_i)`, and last the bias's,
+//! `(w0 + j (k + 1) + k, 1)`. The weight's value `w_ji` is read from the weight's own slot, so
+//! `p_i w_ji` is formed where it is read, as the general write would have formed and stored it.
+//!
+//! A row's count reaches down to the first input slot (`k + 1 + j`), so not every slot below a
+//! row down to there is its own: a walk down the tape goes from row `j > 0` to row `j - 1`
+//! ([`TapeView::next_below`]). Every walker over operands (NaN provenance, Graphviz export,
+//! [`TapeView::for_each_operand`]) reads them through [`TapeView::operands`]; the sweep inlines
+//! the same order.
 
 use crate::Scalar;
 
@@ -47,10 +39,9 @@ pub(crate) const NO_OPERAND: u32 = HEADER - 1;
 pub(crate) struct Operands<'a, S> {
     /// The operand slots (a layer row: its statement's input slots).
     slots: &'a [Slot<S>],
-    /// The first weight of a neuron statement or of a layer row.
-    w0: Option<u32>,
-    /// A layer row's weights and bias (the slots of their statements, for their values).
-    row: Option<&'a [Slot<S>]>,
+    /// A layer row's weights and bias (the slots of their statements, for the weights' values)
+    /// and the index of the first.
+    row: Option<(&'a [Slot<S>], u32)>,
     /// The next slot to read.
     i: usize,
     /// `true` when slot `i`'s input pair was given (or there is none) and its weight pair comes
@@ -63,32 +54,27 @@ impl<S: Scalar> Iterator for Operands<'_, S> {
 
     fn next(&mut self) -> Option<(u32, S)> {
         loop {
-            let Some(w0) = self.w0 else {
+            let Some((row, w0)) = self.row else {
                 let o = self.slots.get(self.i)?;
                 self.i += 1;
                 return Some((o.link(), o.x()));
             };
             let weight = w0 + self.i as u32;
             let Some(o) = self.slots.get(self.i) else {
-                // A layer row's bias comes after its inputs.
-                self.row?;
-                self.w0 = None;
+                // The bias comes after the inputs, and ends the row.
+                self.row = None;
                 self.slots = &[];
                 return Some((weight, S::ONE));
             };
-            // The last slot of a neuron statement (the bias) has a weight pair only.
-            if self.weight_next || (self.row.is_none() && self.i + 1 == self.slots.len()) {
+            if self.weight_next {
                 self.weight_next = false;
                 self.i += 1;
                 return Some((weight, o.adj()));
             }
             self.weight_next = true;
             if o.link() != NO_OPERAND {
-                let partial = match self.row {
-                    Some(row) => o.x() * row.get(self.i).map_or(S::ZERO, Slot::x),
-                    None => o.x(),
-                };
-                return Some((o.link(), partial));
+                let w = row.get(self.i).map_or(S::ZERO, Slot::x);
+                return Some((o.link(), o.x() * w));
             }
         }
     }
@@ -120,7 +106,6 @@ impl<S: Scalar> TapeView<S> {
         let slots = self.slots();
         let empty = Operands {
             slots: &[],
-            w0: None,
             row: None,
             i: 0,
             weight_next: false,
@@ -135,15 +120,12 @@ impl<S: Scalar> TapeView<S> {
             let k = l.info - l.base;
             return Operands {
                 slots: &slots[l.base..l.info],
-                w0: Some(start as u32),
-                row: slots.get(start..=start + k),
+                row: Some((slots.get(start..=start + k).unwrap_or(&[]), start as u32)),
                 ..empty
             };
         }
-        let below = &slots[h - head.count().min(h)..h];
         Operands {
-            slots: below,
-            w0: below.last().filter(|_| head.is_ranged()).map(Slot::link),
+            slots: &slots[h - head.count().min(h)..h],
             ..empty
         }
     }

@@ -1,13 +1,13 @@
 //! A dense layer's pre-activations `y_j = w_j · x + b_j` as one layer statement: the inputs
 //! written once, the weights implied (they are consecutive statements, a network's parameters
-//! recorded in order), a header per row (layout in `tape/operands.rs`). `k + 1 + m` slots where
-//! `m` neuron statements take `m (k + 2)`, and one check of the inputs instead of one per row.
+//! recorded in order), a header per row (layout in `tape/operands.rs`): `k + 1 + m` slots where
+//! the general write takes an operand per weight and per recorded input and a header per row.
+//! A single neuron ([`Var::affine`]) is a layer of one row: `k + 2` slots.
 
 use crate::op::Op;
 use crate::tape::{MAX_OPERANDS, NO_OPERAND};
 use crate::{Scalar, TapeError};
 
-use super::neuron::zero_if_finite;
 use super::Var;
 
 impl<'t, S: Scalar> Var<'t, S> {
@@ -67,6 +67,31 @@ impl<'t, S: Scalar> Var<'t, S> {
 /// [`Var::affine_layer`].
 #[inline]
 fn layer<'t, S: Scalar>(params: &[Var<'t, S>], x: &[Var<'t, S>], y: &mut [Var<'t, S>]) -> bool {
+    write(params, None, x, y)
+}
+
+/// `w · x + b` as a layer statement of one row ([`Var::affine`]'s packed write: `k + 2` slots),
+/// or `None` (nothing written) where the general write must decide, as [`layer`] says.
+#[inline]
+pub(super) fn neuron<'t, S: Scalar>(
+    w: &[Var<'t, S>],
+    x: &[Var<'t, S>],
+    b: Var<'t, S>,
+) -> Option<Var<'t, S>> {
+    let mut y = Var::constant(S::ZERO);
+    write(w, Some(&b), x, core::slice::from_mut(&mut y)).then_some(y)
+}
+
+/// The write of [`layer`] and [`neuron`], one function for both (a firmware links one copy):
+/// `y.len()` rows, each `x.len()` weights then a bias, from `params`, or, with `bias`, one row
+/// of the weights `params` and that bias.
+#[inline(never)]
+fn write<'t, S: Scalar>(
+    params: &[Var<'t, S>],
+    bias: Option<&Var<'t, S>>,
+    x: &[Var<'t, S>],
+    y: &mut [Var<'t, S>],
+) -> bool {
     let (k, m) = (x.len(), y.len());
     let Some(first) = params.first() else {
         return m == 0;
@@ -79,26 +104,38 @@ fn layer<'t, S: Scalar>(params: &[Var<'t, S>], x: &[Var<'t, S>], y: &mut [Var<'t
         return false;
     }
     let w0 = first.index[0];
+    // (`k >= 2`: the stride is not 0.)
+    let stride = k + usize::from(bias.is_none());
+    let rows = params.chunks_exact(stride).map(|r| match bias {
+        Some(b) => (r, b),
+        None => (&r[..k], &r[k]),
+    });
     let Some(slots) = t.free_slots(size) else {
         return false;
     };
     let (inputs, rest) = slots.split_at(k);
-    let Some((info, rows)) = rest.split_first() else {
+    let Some((info, heads)) = rest.split_first() else {
         return false;
     };
-    // Summed finiteness tests, as in `neuron.rs`: a bit test each where a sum is a library call.
+    // Summed finiteness tests: `v - v` is 0 for a finite `v` and NaN (poison in fixed point)
+    // otherwise, so one sum tests every value, without a branch each; where a sum is a library
+    // call (soft float, fixed point), a bit test each instead.
     let (mut finite, mut tested) = (S::ZERO, true);
+    let mut test = |v: S| {
+        if S::COSTLY_PRODUCT {
+            tested &= v.is_finite();
+        } else {
+            finite += zero_if_finite(v);
+        }
+    };
     for (xi, slot) in x.iter().zip(inputs) {
         let (link, partial) = match xi.n {
             0 => (NO_OPERAND, S::ZERO),
             1 if xi.tape.is_some_and(|a| core::ptr::addr_eq(a, t)) => (xi.index[0], xi.partial[0]),
             _ => return false,
         };
-        if S::COSTLY_PRODUCT {
-            tested &= partial.is_finite() & xi.value.is_finite();
-        } else {
-            finite += zero_if_finite(partial) + zero_if_finite(xi.value);
-        }
+        test(partial);
+        test(xi.value);
         slot.put_paired(link, partial, xi.value);
     }
     info.put_paired(w0, S::ZERO, S::ZERO);
@@ -114,30 +151,32 @@ fn layer<'t, S: Scalar>(params: &[Var<'t, S>], x: &[Var<'t, S>], y: &mut [Var<'t
         consecutive &= v.node & same & (v.index[0] == next);
         next = next.wrapping_add(1);
     };
-    for (j, (row, head)) in params.chunks_exact(k + 1).zip(rows).enumerate() {
-        let (w, b) = row.split_at(k);
-        let mut value = b[0].value;
+    for (j, ((w, b), head)) in rows.zip(heads).enumerate() {
+        let mut value = b.value;
         for (wi, xi) in w.iter().zip(x) {
             is(wi);
             value += wi.value * xi.value;
         }
-        is(&b[0]);
-        if S::COSTLY_PRODUCT {
-            tested &= value.is_finite();
-        } else {
-            finite += zero_if_finite(value);
-        }
+        is(b);
+        test(value);
         head.put_layer_header(value, k + 1 + j);
     }
-    // The partials `p_i w_ji` are not stored: the sweep forms them, as a neuron statement would
-    // have, and a product that overflows is sent as the non-finite term it is.
+    // The partials `p_i w_ji` are not stored: the sweep forms them, and a product that
+    // overflows is sent as the non-finite term it is.
     if !(consecutive && tested && finite.is_finite()) {
         return false;
     }
     let top = t.len() + k + 1;
     t.commit(size);
-    for (j, (yj, head)) in y.iter_mut().zip(rows).enumerate() {
+    for (j, (yj, head)) in y.iter_mut().zip(heads).enumerate() {
         *yj = Var::labelled(t, (top + j) as u32, head.x(), Op::Dot);
     }
     true
+}
+
+/// `v - v`: 0 for a finite `v`, NaN (poison in fixed point) otherwise.
+#[inline(always)]
+#[allow(clippy::eq_op)]
+fn zero_if_finite<S: Scalar>(v: S) -> S {
+    v - v
 }

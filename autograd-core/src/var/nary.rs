@@ -249,8 +249,9 @@ impl<'t, S: Scalar> Var<'t, S> {
     ///
     /// When the weights and then the bias are consecutive leaves (a network's parameters
     /// recorded in order) and no input carries more than one pending partial, the statement
-    /// implies the weights: one slot per input, one for the bias and a header (`n + 2` slots,
-    /// where the general write takes one per weight and one per recorded input).
+    /// implies the weights: a layer statement of one row (see [`Var::affine_layer`]), one slot
+    /// per input, one naming the first weight and a header (`n + 2` slots, where the general
+    /// write takes one per weight and one per recorded input).
     ///
     /// # Errors
     /// [`TapeError::LengthMismatch`] if `w` and `x` differ in length.
@@ -264,7 +265,7 @@ impl<'t, S: Scalar> Var<'t, S> {
     /// assert_eq!(y.value(), -0.75);
     /// let g = tape.backward(y)?;
     /// assert_eq!((g.wrt(w[0]), g.wrt(w[1]), g.wrt(b)), (4.0, 3.0, 1.0));
-    /// // Three consecutive leaves, then a neuron statement: a slot per input, the bias's, a header.
+    /// // Three consecutive leaves, then a slot per input, one naming w[0], and a header.
     /// assert_eq!(tape.len(), 3 + 4);
     /// # Ok::<(), autograd_core::TapeError>(())
     /// ```
@@ -276,7 +277,7 @@ impl<'t, S: Scalar> Var<'t, S> {
                 found: x.len(),
             });
         }
-        if let Some(r) = super::neuron::neuron(w, x, b) {
+        if let Some(r) = super::layer::neuron(w, x, b) {
             return Ok(r);
         }
         let value = w
