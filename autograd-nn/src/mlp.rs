@@ -308,7 +308,7 @@ impl<const D: usize> Mlp<D> {
     /// Evaluates the network at `input`, writing `outputs()` values into `output`.
     ///
     /// Generic over the number type: `f64` parameters give plain inference, `Var` parameters
-    /// record the pass on their tape (one statement per neuron, see
+    /// record the pass on their tape (one statement per layer, see
     /// [`forward_slots`](Self::forward_slots)), dual numbers carry forward-mode derivatives.
     ///
     /// # Errors
