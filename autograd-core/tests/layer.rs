@@ -410,3 +410,94 @@ proptest! {
         }
     }
 }
+
+/// Values that break arithmetic: zeros of both signs, a subnormal, overflowing magnitudes,
+/// infinities, NaN.
+fn extreme() -> impl Strategy<Value = f64> {
+    prop_oneof![
+        Just(0.0),
+        Just(-0.0),
+        Just(1e-310),
+        Just(1.0),
+        Just(-2.5),
+        Just(1e10),
+        Just(1e300),
+        Just(-1e300),
+        Just(f64::INFINITY),
+        Just(f64::NEG_INFINITY),
+        Just(f64::NAN),
+    ]
+}
+
+/// The output of a layer over inputs made from leaves and weights `ps` (written as a layer or
+/// row by row), its gradients and NaN provenance's report on it (operation, kind, value).
+fn extreme_run(kinds: &[Input], xs: &[f64], ps: &[f64], m: usize, layer: bool) -> Vec<u64> {
+    let tape = Tape::<f64, 512>::new();
+    let us: Vec<_> = xs.iter().map(|&v| tape.var(v)).collect();
+    let u2 = tape.var(1e300);
+    let params: Vec<_> = ps.iter().map(|&p| tape.var(p)).collect();
+    let x: Vec<_> = kinds
+        .iter()
+        .zip(&us)
+        .zip(xs)
+        .map(|((&k, &u), &v)| input(k, u, u2, v))
+        .collect();
+    // Partials that round and overflow: 0.1 and 1e300 times the leaf.
+    let x: Vec<_> = x
+        .iter()
+        .enumerate()
+        .map(|(i, v)| match i % 3 {
+            0 => *v,
+            1 => *v * 0.1,
+            _ => *v * 1e300,
+        })
+        .collect();
+    let mut y = vec![Var::constant(0.0); m];
+    if layer {
+        Var::affine_layer(&params, &x, &mut y).unwrap();
+    } else {
+        for (yj, row) in y.iter_mut().zip(params.chunks_exact(x.len() + 1)) {
+            *yj = Var::affine(&row[..x.len()], &x, row[x.len()]).unwrap();
+        }
+    }
+    let out = y.iter().enumerate().fold(Var::constant(0.0), |s, (j, yj)| {
+        s + *yj * (0.3 * j as f64 - 0.7)
+    });
+    let mut bits: Vec<u64> = y.iter().map(|v| v.value().to_bits()).collect();
+    match tape.backward(out) {
+        Ok(g) => {
+            let wrt = params.iter().chain(&us).chain([&u2]);
+            bits.extend(wrt.map(|v| g.wrt(*v).to_bits()));
+        }
+        Err(e) => assert_eq!(e, TapeError::NotRecorded, "{e}"),
+    }
+    if let Some(a) = tape.anomaly(out) {
+        let kind = match a.kind {
+            AnomalyKind::Value => 0,
+            AnomalyKind::Gradient { .. } => 1,
+            _ => 2,
+        };
+        bits.extend([a.op as u64, kind, a.value.to_bits()]);
+    }
+    bits
+}
+
+proptest! {
+    #[test]
+    fn a_layer_of_extreme_values_matches_its_rows_bit_for_bit(
+        layer in (2usize..5, 1usize..4).prop_flat_map(|(k, m)| (
+            prop::collection::vec(kinds(), k),
+            prop::collection::vec(extreme(), k),
+            prop::collection::vec(extreme(), m * (k + 1)),
+            Just(m),
+        )),
+    ) {
+        // Values, gradients (NaN payloads included) and the provenance report's operation, kind
+        // and value: a layer that falls back writes its rows exactly as `affine` does, and one
+        // that does not forms the partials the rows would have stored.
+        let (kinds, xs, ps, m) = layer;
+        let packed = extreme_run(&kinds, &xs, &ps, m, true);
+        let rows = extreme_run(&kinds, &xs, &ps, m, false);
+        prop_assert_eq!(packed, rows);
+    }
+}
