@@ -26,15 +26,17 @@ use std::collections::HashMap;
 use autograd_core::{Anomaly, AnomalyKind, Dual, Op, Scalar, Tape, TapeError, TapeView, Var};
 use autograd_fuzz::{
     may_record, run, same, statement_id, statements, step, Program, Reference, Statement,
-    MAX_OPERANDS,
+    MAX_OPERANDS, MAX_ROWS,
 };
 use libfuzzer_sys::fuzz_target;
 
-/// Enough for the longest program: 48 instructions, each writing at most one statement of at
-/// most `2 (2 MAX_OPERANDS + 1)` operands (an `affine` of handles with two pending pairs each)
-/// and a header, plus the inputs and the output written by `recorded`.
-const CAP: usize = 1024;
-const _: () = assert!(autograd_fuzz::MAX_INPUTS + 49 * (2 * (2 * MAX_OPERANDS + 1) + 1) <= CAP);
+/// Enough for the longest program: 48 instructions, each writing at most `MAX_ROWS` statements
+/// of at most `2 (2 MAX_OPERANDS + 1)` operands (an `affine` of handles with two pending pairs
+/// each, a layer's rows written one by one) and a header each, plus the inputs and the output
+/// written by `recorded`.
+const CAP: usize = 4096;
+const _: () =
+    assert!(autograd_fuzz::MAX_INPUTS + 49 * MAX_ROWS * (2 * (2 * MAX_OPERANDS + 1) + 1) <= CAP);
 
 fuzz_target!(|p: Program| {
     check::<f64>(&p);

@@ -24,7 +24,7 @@ pub fn exercised_by(op: Op) -> &'static [Kind] {
         // Only program inputs are leaves; no instruction makes one.
         Op::Leaf => &[],
         Op::Sum => &[K::Sum],
-        Op::Dot => &[K::Dot, K::Affine],
+        Op::Dot => &[K::Dot, K::Affine, K::Layer],
         Op::MulAdd => &[K::MulAdd],
         Op::Add => &[K::Binary(B::Add), K::MulAdd],
         Op::Sub => &[K::Binary(B::Sub)],
@@ -123,7 +123,14 @@ mod tests {
             .into_iter()
             .chain(binary.map(Kind::Binary))
             .chain(with_const.map(Kind::Const))
-            .chain([Kind::Powi, Kind::Sum, Kind::Dot, Kind::Affine, Kind::MulAdd]);
+            .chain([
+                Kind::Powi,
+                Kind::Sum,
+                Kind::Dot,
+                Kind::Affine,
+                Kind::MulAdd,
+                Kind::Layer,
+            ]);
         for kind in kinds {
             assert!(
                 Op::ALL.iter().any(|&op| may_record(kind, op)),

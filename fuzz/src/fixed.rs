@@ -23,7 +23,7 @@
 
 use autograd_core::{Number, Scalar, Tape, Var, Q16};
 
-use crate::instr::operands as nary;
+use crate::instr::{layer_rows, operands as nary};
 use crate::{run, statements, step, Instr, Program, Value, MAX_OPERANDS};
 
 /// One step of Q16, 2^-16.
@@ -96,9 +96,10 @@ fn with_q16_constant(instr: &Instr) -> Option<Instr> {
 /// The terms an instruction sums, each product rounded once (a step each, beyond the base).
 fn terms(instr: &Instr) -> f64 {
     match *instr {
-        Instr::Sum(_, n) | Instr::Dot(_, _, n) | Instr::Affine(_, _, _, n) => {
-            (n as usize % (MAX_OPERANDS + 1)) as f64 + 1.0
-        }
+        Instr::Sum(_, n)
+        | Instr::Dot(_, _, n)
+        | Instr::Affine(_, _, _, n)
+        | Instr::Layer(_, n, _, _, _) => (n as usize % (MAX_OPERANDS + 1)) as f64 + 1.0,
         Instr::Powi(_, n) => f64::from(n.get().unsigned_abs()).log2().ceil().max(0.0) * 2.0,
         _ => 0.0,
     }
@@ -114,7 +115,28 @@ fn operands(at: &[f64], instr: &Instr) -> Vec<f64> {
         Instr::Sum(i, n) => nary(at, &i, n),
         Instr::Dot(i, j, n) => [nary(at, &i, n), nary(at, &j, n)].concat(),
         Instr::Affine(i, j, b, n) => [nary(at, &i, n), nary(at, &j, n), vec![get(b)]].concat(),
+        Instr::Layer(ix, n, start, rows, pick) => {
+            let (w, b, x) = layer_row(at, ix, n, start, rows, pick);
+            [w, x, vec![b]].concat()
+        }
     }
+}
+
+/// The weights, bias and inputs of the row a [`Instr::Layer`] returns, read from `at`.
+fn layer_row(
+    at: &[f64],
+    ix: [u8; MAX_OPERANDS],
+    n: u8,
+    start: u8,
+    rows: u8,
+    pick: u8,
+) -> (Vec<f64>, f64, Vec<f64>) {
+    let x = nary(at, &ix, n);
+    let (m, params) = layer_rows(at.len(), n, start, rows);
+    let k = x.len();
+    let row = &params[(pick as usize % m) * (k + 1)..][..k + 1];
+    let w = row[..k].iter().map(|&i| at[i]).collect();
+    (w, at[row[k]], x)
 }
 
 /// The largest magnitude among the values an instruction forms in Q16 on the way to its result:
@@ -139,6 +161,11 @@ fn intermediate(at: &[f64], instr: &Instr) -> f64 {
         Instr::Sum(i, n) => running(&mut nary(at, &i, n).into_iter(), 0.0),
         Instr::Dot(i, j, n) => running(&mut products(&i, &j, n).into_iter(), 0.0),
         Instr::Affine(i, j, b, n) => running(&mut products(&i, &j, n).into_iter(), get(b)),
+        Instr::Layer(ix, n, start, rows, pick) => {
+            // The picked row's partial sums (the other rows do not reach the result).
+            let (w, b, x) = layer_row(at, ix, n, start, rows, pick);
+            running(&mut w.iter().zip(&x).map(|(a, b)| a * b), b)
+        }
         Instr::MulAdd(x, a, _) => (get(x) * get(a)).abs(),
         Instr::Powi(a, n) => {
             // Repeated squaring of x (or of 1/x) forms powers up to the exponent's.
@@ -159,7 +186,7 @@ fn intermediate(at: &[f64], instr: &Instr) -> f64 {
 }
 
 /// Capacity for the longest program (as the differential target's tape).
-const CAP: usize = 1024;
+const CAP: usize = 4096;
 
 /// The Q16 tape against the plain Q16 run (values) and against an `f64` sweep of its own
 /// statements (gradient); see the module docs.

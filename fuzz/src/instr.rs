@@ -69,6 +69,24 @@ pub enum Instr {
     Affine([u8; MAX_OPERANDS], [u8; MAX_OPERANDS], u8, u8),
     /// `x.mul_add(a, b)`: `x a + b`.
     MulAdd(u8, u8, u8),
+    /// `Number::affine_layer` over the first `n` operands `x` and `m = 1 + rows % MAX_ROWS`
+    /// rows of `x.len() + 1` parameters, the results from `start` on (consecutive leaves when
+    /// `start` is 0 and the program has enough inputs, which makes it one layer statement on a
+    /// tape); its result is row `pick % m`, the others written and left unused.
+    Layer([u8; MAX_OPERANDS], u8, u8, u8, u8),
+}
+
+/// The most rows of a [`Instr::Layer`].
+pub const MAX_ROWS: usize = 3;
+
+/// A layer's rows: `m` and, for each, its weights' and bias's slots (indices into `len` results).
+pub(crate) fn layer_rows(len: usize, n: u8, start: u8, rows: u8) -> (usize, Vec<usize>) {
+    let k = n as usize % (MAX_OPERANDS + 1);
+    let m = 1 + rows as usize % MAX_ROWS;
+    let params = (0..m * (k + 1))
+        .map(|q| (start as usize + q) % len)
+        .collect();
+    (m, params)
 }
 
 /// An instruction without its operands: what [`exercised_by`](crate::exercised_by) maps the core's operations to.
@@ -83,6 +101,7 @@ pub enum Kind {
     Dot,
     Affine,
     MulAdd,
+    Layer,
 }
 
 impl Instr {
@@ -97,6 +116,7 @@ impl Instr {
             Instr::Dot(..) => Kind::Dot,
             Instr::Affine(..) => Kind::Affine,
             Instr::MulAdd(..) => Kind::MulAdd,
+            Instr::Layer(..) => Kind::Layer,
         }
     }
 }

@@ -24,13 +24,13 @@ mod value;
 
 pub use coverage::{exercised_by, may_record};
 pub use fixed::{check_against_f64 as check_q16_against_f64, check_tape as check_q16_tape};
-pub use instr::{Binary, Exponent, Instr, Kind, Unary, WithConst};
+pub use instr::{Binary, Exponent, Instr, Kind, Unary, WithConst, MAX_ROWS};
 pub use program::{run, run_prefix, step, Program};
 pub use reference::Reference;
 pub use value::{Special, Value};
 
 /// Number of program inputs at most.
-pub const MAX_INPUTS: usize = 3;
+pub const MAX_INPUTS: usize = 8;
 /// Number of instructions at most (longer inputs are truncated).
 pub const MAX_INSTRS: usize = 48;
 /// Operands of a `sum`, pairs of a `dot` or an `affine` at most.

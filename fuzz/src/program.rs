@@ -4,7 +4,7 @@
 use arbitrary::Arbitrary;
 use autograd_core::{Number, Scalar};
 
-use crate::instr::operands;
+use crate::instr::{layer_rows, operands};
 use crate::{Instr, Value, WithConst, MAX_INPUTS, MAX_INSTRS};
 
 /// A straight-line program over a few inputs.
@@ -98,5 +98,12 @@ pub fn step<T: Number>(slots: &[T], instr: &Instr) -> T {
             T::affine(&operands(slots, &iw, n), &operands(slots, &ix, n), at(b))
         }
         Instr::MulAdd(x, a, b) => at(x).mul_add(at(a), at(b)),
+        Instr::Layer(ix, n, start, rows, pick) => {
+            let (m, params) = layer_rows(slots.len(), n, start, rows);
+            let params: Vec<T> = params.iter().map(|&i| slots[i]).collect();
+            let mut y = vec![T::zero(); m];
+            T::affine_layer(&params, &operands(slots, &ix, n), &mut y);
+            y[pick as usize % m]
+        }
     }
 }

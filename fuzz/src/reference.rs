@@ -3,7 +3,7 @@
 
 use autograd_core::{math, Scalar};
 
-use crate::instr::operands;
+use crate::instr::{layer_rows, operands};
 use crate::{Binary, Instr, Program, Unary, WithConst, MAX_INPUTS};
 
 /// The reference interpreter's record of a run: values, and for every result its local
@@ -273,6 +273,17 @@ impl<S: Scalar> Reference<S> {
                 let (ow, ox) = (operands(&all, &iw, n), operands(&all, &ix, n));
                 let (v, mut edges) = self.products(val(b), &ow, &ox);
                 edges.push((idx(b), S::ONE));
+                (v, edges)
+            }
+            Instr::Layer(ix, n, start, rows, pick) => {
+                // Row `pick % m` alone: `affine` of its weights and bias.
+                let all: Vec<usize> = (0..len).collect();
+                let ox = operands(&all, &ix, n);
+                let (m, params) = layer_rows(len, n, start, rows);
+                let k = ox.len();
+                let row = &params[(pick as usize % m) * (k + 1)..][..k + 1];
+                let (v, mut edges) = self.products(self.values[row[k]], &row[..k], &ox);
+                edges.push((row[k], S::ONE));
                 (v, edges)
             }
             Instr::MulAdd(x, a, b) => {
