@@ -501,3 +501,43 @@ proptest! {
         prop_assert_eq!(packed, rows);
     }
 }
+
+#[test]
+fn a_layer_without_room_overflows_whatever_the_general_write_would_take() {
+    // With constant zero inputs the general write of a row keeps only its bias (a handle, no
+    // slot), but a layer over consecutive parameters is one statement of `k + 1 + m` slots on a
+    // tape with room: a tape without that room must report the overflow, not record the rows
+    // another way (the slots a computation takes do not depend on the capacity; found by the
+    // capacity fuzz target).
+    let x = [Var::constant(0.0), Var::constant(0.0)];
+    let big = Tape::<f64, 32>::new();
+    let params = [1.0, 2.0, 0.5, 3.0, 4.0, -0.5].map(|p| big.var(p));
+    let mut y = [Var::constant(0.0); 2];
+    Var::affine_layer(&params, &x, &mut y).unwrap();
+    assert_eq!(big.len(), 6 + 5);
+
+    let small = Tape::<f64, 8>::new();
+    let params = [1.0, 2.0, 0.5, 3.0, 4.0, -0.5].map(|p| small.var(p));
+    Var::affine_layer(&params, &x, &mut y).unwrap();
+    assert_eq!(y.map(|v| v.value()), [0.5, -0.5], "the values stay right");
+    assert_eq!(y.map(|v| v.id()), [None, None]);
+    assert_eq!(
+        small.check(),
+        Err(TapeError::CapacityExceeded {
+            capacity: 8,
+            needed: 6 + 5
+        })
+    );
+    // One neuron likewise: 3 leaves and 4 slots on a tape of 5.
+    let one = Tape::<f64, 5>::new();
+    let p = [1.0, 2.0, 0.5].map(|p| one.var(p));
+    let y = Var::affine(&p[..2], &x, p[2]).unwrap();
+    assert_eq!(y.value(), 0.5);
+    assert_eq!(
+        one.check(),
+        Err(TapeError::CapacityExceeded {
+            capacity: 5,
+            needed: 3 + 4
+        })
+    );
+}

@@ -23,7 +23,7 @@ use autograd_fuzz::{run_prefix, same, statement_id, step, Program};
 use libfuzzer_sys::fuzz_target;
 
 /// Room to spare for any program (see the differential target's `CAP`).
-const BIG: usize = 1024;
+const BIG: usize = 4096;
 
 #[derive(Arbitrary, Debug)]
 struct Input {

@@ -19,7 +19,7 @@ impl<S: Scalar> TapeView<S> {
     /// A write of `size` slots did not fit.
     #[cold]
     #[inline(never)]
-    fn full(&self, size: usize) -> u32 {
+    pub(crate) fn full(&self, size: usize) -> u32 {
         let capacity = self.capacity();
         let size = u32::try_from(size).unwrap_or(u32::MAX);
         self.overflow.set(self.overflow.get().saturating_add(size));

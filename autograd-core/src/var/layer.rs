@@ -5,7 +5,7 @@
 //! A single neuron ([`Var::affine`]) is a layer of one row: `k + 2` slots.
 
 use crate::op::Op;
-use crate::tape::{MAX_OPERANDS, NO_OPERAND};
+use crate::tape::{TapeView, MAX_OPERANDS, NO_OPERAND, POISON};
 use crate::{Scalar, TapeError};
 
 use super::Var;
@@ -63,8 +63,9 @@ impl<'t, S: Scalar> Var<'t, S> {
 /// Writes the layer statement and its rows' handles into `y`, or returns `false` having written
 /// nothing where the rows must be written one by one: the parameters are not the consecutive
 /// statements of one tape, an input carries two pending pairs or is on another tape, a value or
-/// partial is not finite, fewer than two inputs, or the tape has no room. Lengths as checked by
-/// [`Var::affine_layer`].
+/// partial is not finite, or fewer than two inputs. A layer that would be one statement but
+/// finds no room reports the overflow, as every write does (the tape's sticky error; the rows
+/// keep their values and depend on nothing). Lengths as checked by [`Var::affine_layer`].
 #[inline]
 fn layer<'t, S: Scalar>(params: &[Var<'t, S>], x: &[Var<'t, S>], y: &mut [Var<'t, S>]) -> bool {
     write(params, None, x, y)
@@ -111,12 +112,62 @@ fn write<'t, S: Scalar>(
         None => (&r[..k], &r[k]),
     });
     let Some(slots) = t.free_slots(size) else {
-        return false;
+        // No room: the same decision as with room (the slots a layer takes must not depend on
+        // the tape's capacity, or a tape too small for it would record it by the general write,
+        // which may take fewer), then the overflow every write reports, with the values.
+        if !scan(
+            t,
+            w0,
+            rows,
+            x,
+            |_, _, _, _| {},
+            |j, value| {
+                y[j] = Var::labelled(t, POISON, value, Op::Dot);
+            },
+        ) {
+            return false;
+        }
+        t.full(size);
+        return true;
     };
     let (inputs, rest) = slots.split_at(k);
     let Some((info, heads)) = rest.split_first() else {
         return false;
     };
+    let written = scan(
+        t,
+        w0,
+        rows,
+        x,
+        |i, link, partial, value| inputs[i].put_paired(link, partial, value),
+        |j, value| heads[j].put_layer_header(value, k + 1 + j),
+    );
+    if !written {
+        return false;
+    }
+    info.put_paired(w0, S::ZERO, S::ZERO);
+    let top = t.len() + k + 1;
+    t.commit(size);
+    for (j, (yj, head)) in y.iter_mut().zip(heads).enumerate() {
+        *yj = Var::labelled(t, (top + j) as u32, head.x(), Op::Dot);
+    }
+    true
+}
+
+/// The pass of [`write`] over the inputs and the rows: `input(i, index, partial, value)` for
+/// each input, `row(j, value)` for each row (summed in `Number::affine`'s order); `false` where
+/// the layer cannot be one statement (an input with two pending pairs or on another tape, a
+/// parameter that is not the next consecutive statement of `t` from `w0`, a value or partial
+/// that is not finite), whatever the calls did by then.
+#[inline(always)]
+fn scan<'a, 't: 'a, S: Scalar>(
+    t: &'t TapeView<S>,
+    w0: u32,
+    rows: impl Iterator<Item = (&'a [Var<'t, S>], &'a Var<'t, S>)>,
+    x: &[Var<'t, S>],
+    mut input: impl FnMut(usize, u32, S, S),
+    mut row: impl FnMut(usize, S),
+) -> bool {
     // Summed finiteness tests: `v - v` is 0 for a finite `v` and NaN (poison in fixed point)
     // otherwise, so one sum tests every value, without a branch each; where a sum is a library
     // call (soft float, fixed point), a bit test each instead.
@@ -128,7 +179,7 @@ fn write<'t, S: Scalar>(
             finite += zero_if_finite(v);
         }
     };
-    for (xi, slot) in x.iter().zip(inputs) {
+    for (i, xi) in x.iter().enumerate() {
         let (link, partial) = match xi.n {
             0 => (NO_OPERAND, S::ZERO),
             1 if xi.tape.is_some_and(|a| core::ptr::addr_eq(a, t)) => (xi.index[0], xi.partial[0]),
@@ -136,14 +187,12 @@ fn write<'t, S: Scalar>(
         };
         test(partial);
         test(xi.value);
-        slot.put_paired(link, partial, xi.value);
+        input(i, link, partial, xi.value);
     }
-    info.put_paired(w0, S::ZERO, S::ZERO);
-    // Each row summed in `Number::affine`'s order while its parameters are tested to be the
-    // consecutive statements `w0, w0 + 1, ...` of this tape (one test for all, without a branch
-    // per parameter, in the same pass that reads their values). A finite sum means finite
-    // weights and bias too: a non-finite term (an infinite weight times 0 is NaN) makes the sum
-    // non-finite.
+    // Each row summed while its parameters are tested to be the consecutive statements `w0,
+    // w0 + 1, ...` of this tape (one test for all, without a branch per parameter, in the same
+    // pass that reads their values). A finite sum means finite weights and bias too: a
+    // non-finite term (an infinite weight times 0 is NaN) makes the sum non-finite.
     let mut consecutive = true;
     let mut next = w0;
     let mut is = |v: &Var<'t, S>| {
@@ -151,7 +200,7 @@ fn write<'t, S: Scalar>(
         consecutive &= v.node & same & (v.index[0] == next);
         next = next.wrapping_add(1);
     };
-    for (j, ((w, b), head)) in rows.zip(heads).enumerate() {
+    for (j, (w, b)) in rows.enumerate() {
         let mut value = b.value;
         for (wi, xi) in w.iter().zip(x) {
             is(wi);
@@ -159,19 +208,11 @@ fn write<'t, S: Scalar>(
         }
         is(b);
         test(value);
-        head.put_layer_header(value, k + 1 + j);
+        row(j, value);
     }
     // The partials `p_i w_ji` are not stored: the sweep forms them, and a product that
     // overflows is sent as the non-finite term it is.
-    if !(consecutive && tested && finite.is_finite()) {
-        return false;
-    }
-    let top = t.len() + k + 1;
-    t.commit(size);
-    for (j, (yj, head)) in y.iter_mut().zip(heads).enumerate() {
-        *yj = Var::labelled(t, (top + j) as u32, head.x(), Op::Dot);
-    }
-    true
+    consecutive && tested && finite.is_finite()
 }
 
 /// `v - v`: 0 for a finite `v`, NaN (poison in fixed point) otherwise.
