@@ -7,6 +7,9 @@
 use autograd_core::{AnomalyKind, Dual, Number, Op, Scalar, Tape, TapeError, TapeView, Var};
 use proptest::prelude::*;
 
+mod common;
+use common::{inputs, kinds, Input};
+
 /// How a layer is written in [`run`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Write {
@@ -18,26 +21,13 @@ enum Write {
     Spread,
 }
 
-/// How an input is made from its leaf `u` (value `v`).
-#[derive(Clone, Copy, Debug)]
-enum Input {
-    Constant,
-    Leaf,
-    /// `3 u`: one pending pair, partial 3.
-    Scaled,
-    /// `relu(u)`: cut when `v < 0`.
-    Relu,
-    /// `u * u2`: two pending pairs, so the rows are written one by one.
-    Product,
-}
-
-fn input<'t>(kind: Input, u: Var<'t, f64>, u2: Var<'t, f64>, v: f64) -> Var<'t, f64> {
-    match kind {
-        Input::Constant => Var::constant(v),
-        Input::Leaf => u,
-        Input::Scaled => u * 3.0,
-        Input::Relu => u.relu(),
-        Input::Product => u * u2,
+/// The rows of a layer into `y`: one `Var::affine_layer` call, or (`rows`) `Var::affine` per row.
+fn record<'t>(rows: bool, params: &[Var<'t, f64>], x: &[Var<'t, f64>], y: &mut [Var<'t, f64>]) {
+    if !rows {
+        return Var::affine_layer(params, x, y).unwrap();
+    }
+    for (yj, row) in y.iter_mut().zip(params.chunks_exact(x.len() + 1)) {
+        *yj = Var::affine(&row[..x.len()], x, row[x.len()]).unwrap();
     }
 }
 
@@ -66,22 +56,10 @@ fn run(
             tape.var(0.0);
         }
     }
-    let x: Vec<_> = kinds
-        .iter()
-        .zip(&us)
-        .zip(xs)
-        .map(|((&k, &u), &v)| input(k, u, u2, v))
-        .collect();
+    let x = inputs(kinds, &us, u2, xs);
     let before = tape.len();
     let mut y = vec![Var::constant(0.0); m];
-    match write {
-        Write::Layer | Write::Spread => Var::affine_layer(&params, &x, &mut y).unwrap(),
-        Write::Rows => {
-            for (yj, row) in y.iter_mut().zip(params.chunks_exact(x.len() + 1)) {
-                *yj = Var::affine(&row[..x.len()], &x, row[x.len()]).unwrap();
-            }
-        }
-    }
+    record(write == Write::Rows, &params, &x, &mut y);
     let slots = tape.len() - before;
     let out = y.iter().enumerate().fold(Var::constant(0.0), |s, (j, yj)| {
         s + yj.relu().square() * (j + 1) as f64
@@ -352,16 +330,6 @@ fn scalar_types_other_than_f64_take_the_same_write() -> Result<(), TapeError> {
     Ok(())
 }
 
-fn kinds() -> impl Strategy<Value = Input> {
-    prop_oneof![
-        Just(Input::Constant),
-        Just(Input::Leaf),
-        Just(Input::Scaled),
-        Just(Input::Relu),
-        Just(Input::Product),
-    ]
-}
-
 proptest! {
     #[test]
     fn a_layer_gives_its_rows_values_and_gradients(
@@ -394,12 +362,7 @@ proptest! {
             prop_assert_eq!(packed.4, k + 1 + m);
         }
         // By hand: d(out)/dw_ji = 2 c_j relu(y_j) x_i.
-        let x: Vec<f64> = kinds.iter().zip(&xs).map(|(k, &v)| match k {
-            Input::Constant | Input::Leaf => v,
-            Input::Scaled => 3.0 * v,
-            Input::Relu => v.max(0.0),
-            Input::Product => v * 0.5,
-        }).collect();
+        let x: Vec<f64> = kinds.iter().zip(&xs).map(|(k, &v)| k.value(v)).collect();
         for (j, row) in ps.chunks_exact(k + 1).enumerate() {
             let y = x.iter().zip(row).fold(row[k], |s, (x, w)| s + w * x);
             for (i, xi) in x.iter().enumerate() {
@@ -436,14 +399,8 @@ fn extreme_run(kinds: &[Input], xs: &[f64], ps: &[f64], m: usize, layer: bool) -
     let us: Vec<_> = xs.iter().map(|&v| tape.var(v)).collect();
     let u2 = tape.var(1e300);
     let params: Vec<_> = ps.iter().map(|&p| tape.var(p)).collect();
-    let x: Vec<_> = kinds
-        .iter()
-        .zip(&us)
-        .zip(xs)
-        .map(|((&k, &u), &v)| input(k, u, u2, v))
-        .collect();
     // Partials that round and overflow: 0.1 and 1e300 times the leaf.
-    let x: Vec<_> = x
+    let x: Vec<_> = inputs(kinds, &us, u2, xs)
         .iter()
         .enumerate()
         .map(|(i, v)| match i % 3 {
@@ -453,13 +410,7 @@ fn extreme_run(kinds: &[Input], xs: &[f64], ps: &[f64], m: usize, layer: bool) -
         })
         .collect();
     let mut y = vec![Var::constant(0.0); m];
-    if layer {
-        Var::affine_layer(&params, &x, &mut y).unwrap();
-    } else {
-        for (yj, row) in y.iter_mut().zip(params.chunks_exact(x.len() + 1)) {
-            *yj = Var::affine(&row[..x.len()], &x, row[x.len()]).unwrap();
-        }
-    }
+    record(!layer, &params, &x, &mut y);
     let out = y.iter().enumerate().fold(Var::constant(0.0), |s, (j, yj)| {
         s + *yj * (0.3 * j as f64 - 0.7)
     });

@@ -7,30 +7,8 @@
 use autograd_core::{AnomalyKind, Dual, Op, Scalar, Tape, TapeError, TapeView, Var};
 use proptest::prelude::*;
 
-/// How an input of a test neuron is made from its leaf `u` (value `v`).
-#[derive(Clone, Copy, Debug)]
-enum Input {
-    /// A constant `v` (no leaf is read).
-    Constant,
-    /// `u` itself.
-    Leaf,
-    /// `3 u` (one pending pair, partial 3).
-    Scaled,
-    /// `relu(u)` (cut when `v < 0`).
-    Relu,
-    /// `u * u2`: two pending pairs (the general write must take it).
-    Product,
-}
-
-fn input<'t>(kind: Input, u: Var<'t, f64>, u2: Var<'t, f64>, v: f64) -> Var<'t, f64> {
-    match kind {
-        Input::Constant => Var::constant(v),
-        Input::Leaf => u,
-        Input::Scaled => u * 3.0,
-        Input::Relu => u.relu(),
-        Input::Product => u * u2,
-    }
-}
+mod common;
+use common::{inputs, kinds, Input};
 
 /// Records the inputs' leaves, then the parameters (consecutive if `consecutive`, else with a
 /// leaf between every two), then `relu`-free neuron `w · x + b` squared; returns the output's
@@ -55,12 +33,7 @@ fn run(
             tape.var(0.0);
         }
     }
-    let x: Vec<_> = kinds
-        .iter()
-        .zip(&us)
-        .zip(xs)
-        .map(|((&k, &u), &v)| input(k, u, u2, v))
-        .collect();
+    let x = inputs(kinds, &us, u2, xs);
     let before = tape.len();
     let y = Var::affine(&params[..ws.len()], &x, params[ws.len()]).unwrap();
     let slots = tape.len() - before;
@@ -224,16 +197,6 @@ fn a_neuron_of_dual_numbers_matches_the_general_write() -> Result<(), TapeError>
     Ok(())
 }
 
-fn kinds() -> impl Strategy<Value = Input> {
-    prop_oneof![
-        Just(Input::Constant),
-        Just(Input::Leaf),
-        Just(Input::Scaled),
-        Just(Input::Relu),
-        Just(Input::Product),
-    ]
-}
-
 proptest! {
     #[test]
     fn consecutive_parameters_give_the_general_writes_values_and_gradients(
@@ -257,12 +220,7 @@ proptest! {
             prop_assert_eq!(packed.3, k + 2);
         }
         // By hand: d(y^2)/dw_i = 2 y x_i.
-        let x: Vec<f64> = kinds.iter().zip(&xs).map(|(k, &v)| match k {
-            Input::Constant | Input::Leaf => v,
-            Input::Scaled => 3.0 * v,
-            Input::Relu => v.max(0.0),
-            Input::Product => v * 0.5,
-        }).collect();
+        let x: Vec<f64> = kinds.iter().zip(&xs).map(|(k, &v)| k.value(v)).collect();
         let y = x.iter().zip(&ws).fold(b, |s, (x, w)| s + w * x);
         for (got, xi) in packed.1.iter().zip(&x) {
             let want = 2.0 * y * xi;
