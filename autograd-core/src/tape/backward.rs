@@ -159,25 +159,18 @@ fn sweep_layer<S: Scalar, const ABOVE: bool>(slots: &[Slot<S>], h: usize, lo: us
             continue;
         }
         // An input that depends on nothing is skipped before its products (each a library call
-        // without an FPU); the bias's partial is 1.
-        if ABOVE && start < lo {
-            for (i, (o, w)) in inputs.iter().zip(row).enumerate() {
-                if o.link() != NO_OPERAND {
-                    send::<S, ABOVE>(slots, lo, o.link() as usize, a * (o.x() * w.x()));
-                }
-                send::<S, ABOVE>(slots, lo, start + i, a * o.adj());
-            }
-            send::<S, ABOVE>(slots, lo, start + inputs.len(), a);
-            continue;
-        }
-        // The row's weights and bias are all swept: no test per weight.
-        for (o, w) in inputs.iter().zip(row) {
+        // without an FPU); the row's weights are in `row` already (no bounds test), and only a
+        // sweep above a mark leaves out those below it. The bias's partial is 1.
+        let swept = |i: usize| !ABOVE || start + i >= lo;
+        for (i, (o, w)) in inputs.iter().zip(row).enumerate() {
             if o.link() != NO_OPERAND {
                 send::<S, ABOVE>(slots, lo, o.link() as usize, a * (o.x() * w.x()));
             }
-            w.set_adj(w.adj() + a * o.adj());
+            if swept(i) {
+                w.set_adj(w.adj() + a * o.adj());
+            }
         }
-        if let Some(b) = row.last() {
+        if let (Some(b), true) = (row.last(), swept(inputs.len())) {
             b.set_adj(b.adj() + a);
         }
     }

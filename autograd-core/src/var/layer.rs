@@ -50,7 +50,7 @@ impl<'t, S: Scalar> Var<'t, S> {
                 found: params.len(),
             });
         }
-        if !layer(params, x, y) {
+        if !write(params, None, x, y) {
             for (yj, row) in y.iter_mut().zip(params.chunks_exact(k + 1)) {
                 let (w, b) = row.split_at(k);
                 *yj = Var::affine(w, x, b[0])?;
@@ -60,19 +60,8 @@ impl<'t, S: Scalar> Var<'t, S> {
     }
 }
 
-/// Writes the layer statement and its rows' handles into `y`, or returns `false` having written
-/// nothing where the rows must be written one by one: the parameters are not the consecutive
-/// statements of one tape, an input carries two pending pairs or is on another tape, a value or
-/// partial is not finite, or fewer than two inputs. A layer that would be one statement but
-/// finds no room reports the overflow, as every write does (the tape's sticky error; the rows
-/// keep their values and depend on nothing). Lengths as checked by [`Var::affine_layer`].
-#[inline]
-fn layer<'t, S: Scalar>(params: &[Var<'t, S>], x: &[Var<'t, S>], y: &mut [Var<'t, S>]) -> bool {
-    write(params, None, x, y)
-}
-
 /// `w · x + b` as a layer statement of one row ([`Var::affine`]'s packed write: `k + 2` slots),
-/// or `None` (nothing written) where the general write must decide, as [`layer`] says.
+/// or `None` (nothing written) where the general write must decide, as [`write`] says.
 #[inline]
 pub(super) fn neuron<'t, S: Scalar>(
     w: &[Var<'t, S>],
@@ -83,9 +72,16 @@ pub(super) fn neuron<'t, S: Scalar>(
     write(w, Some(&b), x, core::slice::from_mut(&mut y)).then_some(y)
 }
 
-/// The write of [`layer`] and [`neuron`], one function for both (a firmware links one copy):
-/// `y.len()` rows, each `x.len()` weights then a bias, from `params`, or, with `bias`, one row
-/// of the weights `params` and that bias.
+/// Writes the layer statement and its rows' handles into `y`, or returns `false` having written
+/// nothing where the rows must be written one by one: the parameters are not the consecutive
+/// statements of one tape, an input carries two pending pairs or is on another tape, a value or
+/// partial is not finite, or fewer than two inputs. A layer that would be one statement but
+/// finds no room reports the overflow, as every write does (the tape's sticky error; the rows
+/// keep their values and depend on nothing). Lengths as checked by [`Var::affine_layer`].
+///
+/// One function for [`Var::affine_layer`] and [`neuron`] (a firmware links one copy): `y.len()`
+/// rows, each `x.len()` weights then a bias, from `params`, or, with `bias`, one row of the
+/// weights `params` and that bias.
 #[inline(never)]
 fn write<'t, S: Scalar>(
     params: &[Var<'t, S>],
