@@ -23,7 +23,7 @@
 
 use autograd_core::{Number, Scalar, Tape, Var, Q16};
 
-use crate::instr::{layer_rows, operands as nary};
+use crate::instr::{operands as nary, picked_row};
 use crate::{run, statements, step, Instr, Program, Value, MAX_OPERANDS};
 
 /// One step of Q16, 2^-16.
@@ -132,9 +132,8 @@ fn layer_row(
     pick: u8,
 ) -> (Vec<f64>, f64, Vec<f64>) {
     let x = nary(at, &ix, n);
-    let (m, params) = layer_rows(at.len(), n, start, rows);
+    let row = picked_row(at.len(), n, start, rows, pick);
     let k = x.len();
-    let row = &params[(pick as usize % m) * (k + 1)..][..k + 1];
     let w = row[..k].iter().map(|&i| at[i]).collect();
     (w, at[row[k]], x)
 }

@@ -89,6 +89,13 @@ pub(crate) fn layer_rows(len: usize, n: u8, start: u8, rows: u8) -> (usize, Vec<
     (m, params)
 }
 
+/// The slots of the row an [`Instr::Layer`] returns: its `k` weights, then its bias.
+pub(crate) fn picked_row(len: usize, n: u8, start: u8, rows: u8, pick: u8) -> Vec<usize> {
+    let k = n as usize % (MAX_OPERANDS + 1);
+    let (m, params) = layer_rows(len, n, start, rows);
+    params[(pick as usize % m) * (k + 1)..][..k + 1].to_vec()
+}
+
 /// An instruction without its operands: what [`exercised_by`](crate::exercised_by) maps the core's operations to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[allow(missing_docs)]

@@ -3,7 +3,7 @@
 
 use autograd_core::{math, Scalar};
 
-use crate::instr::{layer_rows, operands};
+use crate::instr::{operands, picked_row};
 use crate::{Binary, Instr, Program, Unary, WithConst, MAX_INPUTS};
 
 /// The reference interpreter's record of a run: values, and for every result its local
@@ -279,9 +279,8 @@ impl<S: Scalar> Reference<S> {
                 // Row `pick % m` alone: `affine` of its weights and bias.
                 let all: Vec<usize> = (0..len).collect();
                 let ox = operands(&all, &ix, n);
-                let (m, params) = layer_rows(len, n, start, rows);
+                let row = picked_row(len, n, start, rows, pick);
                 let k = ox.len();
-                let row = &params[(pick as usize % m) * (k + 1)..][..k + 1];
                 let (v, mut edges) = self.products(self.values[row[k]], &row[..k], &ox);
                 edges.push((row[k], S::ONE));
                 (v, edges)
