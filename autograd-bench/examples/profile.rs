@@ -9,7 +9,8 @@
 //! ```
 //!
 //! `rosenbrock N REPS`: REPS reverse gradients of Rosenbrock in N inputs (divide the recording
-//! and sweep counts by `REPS * (N - 1)` for instructions per term). `moons REPS`: REPS gradients
+//! and sweep counts by `REPS * (N - 1)` for instructions per term); `dense N REPS` the same for
+//! `dense`; a third argument `plain` evaluates the function REPS times instead. `moons REPS`: REPS gradients
 //! of micrograd's moons loss on the tape; `moons-hand REPS`: the same by the hand-written backprop.
 
 use autograd_bench::functions::{point, Function};
@@ -45,21 +46,34 @@ fn main() {
             }
             println!("moons by hand: loss {l}, dloss/dp0 = {}", g[0]);
         }
-        Some("rosenbrock") => {
+        Some(name @ ("rosenbrock" | "dense")) => {
+            let f = if name == "dense" {
+                Function::Dense
+            } else {
+                Function::Rosenbrock
+            };
             let (n, reps) = (number(1, 1000), number(2, 10));
             let x = point(n);
             let mut g = vec![0.0; n];
+            if args.get(3).map(String::as_str) == Some("plain") {
+                let mut y = 0.0;
+                for _ in 0..reps {
+                    y += f.eval(std::hint::black_box(&x[..]));
+                }
+                println!("{name} n = {n}, plain: sum of values {y}");
+                return;
+            }
             for _ in 0..reps {
-                if let Err(e) = reverse_gradient(&mut tape, Function::Rosenbrock, &x, &mut g) {
+                if let Err(e) = reverse_gradient(&mut tape, f, &x, &mut g) {
                     eprintln!("error: {e}");
                     std::process::exit(2);
                 }
             }
-            println!("rosenbrock n = {n}: {} slots, g0 = {}", tape.len(), g[0]);
+            println!("{name} n = {n}: {} slots, g0 = {}", tape.len(), g[0]);
         }
         _ => {
             eprintln!(
-                "usage: profile rosenbrock N REPS | profile moons REPS | profile moons-hand REPS"
+                "usage: profile rosenbrock|dense N REPS [plain] | profile moons REPS | profile moons-hand REPS"
             );
             std::process::exit(2);
         }

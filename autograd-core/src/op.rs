@@ -12,8 +12,10 @@
 use crate::{math, Scalar};
 
 /// Declares the table. Each one-input row is
-/// `Variant "name" fn method(x [, parameter: Type]) = value, derivative;`
-/// where `derivative` may use `x`, the parameter and the output `y`.
+/// `Variant "name" fn method(x [, parameter: Type]) [let pattern = shared;] = value, derivative;`
+/// where `derivative` may use `x`, the parameter and the output `y`, and both may use what the
+/// optional `let` binds: one computation for both (`sin` and `cos` from one `sin_cos` call, which
+/// shares the argument reduction).
 macro_rules! operations {
     (
         special { $( $(#[$sdoc:meta])* $S:ident $sname:literal $sarity:literal; )* }
@@ -21,7 +23,7 @@ macro_rules! operations {
         unary { $(
             $(#[$udoc:meta])*
             $U:ident $uname:literal $vis:vis fn $method:ident($x:ident $(, $p:ident: $P:ty)?)
-                = $value:expr, |$y:ident| $deriv:expr;
+                $(let $shared:pat = $both:expr;)? = $value:expr, |$y:ident| $deriv:expr;
         )* }
     ) => {
         /// An operation, as recorded on a tape (the label of a statement) and as listed by the
@@ -77,6 +79,7 @@ macro_rules! operations {
                 #[inline(always)]
                 $vis fn $method(self $(, $p: $P)?) -> Self {
                     let $x = self.value();
+                    $(let $shared = $both;)?
                     let $y: S = $value;
                     let d: S = $deriv;
                     self.chain(Op::$U, $y, d)
@@ -144,9 +147,9 @@ operations! {
         /// Square root.
         Sqrt "sqrt" pub fn sqrt(x) = x.sqrt(), |y| S::from_f64(0.5) / y;
         /// Sine.
-        Sin "sin" pub fn sin(x) = x.sin(), |y| x.cos();
+        Sin "sin" pub fn sin(x) let (s, c) = x.sin_cos(); = s, |y| c;
         /// Cosine.
-        Cos "cos" pub fn cos(x) = x.cos(), |y| -x.sin();
+        Cos "cos" pub fn cos(x) let (s, c) = x.sin_cos(); = c, |y| -s;
         /// Tangent.
         Tan "tan" pub fn tan(x) = x.tan(), |y| S::ONE + y * y;
         /// Hyperbolic tangent (derivative `1 - tanh^2`, exactly 0 where `tanh` saturates).

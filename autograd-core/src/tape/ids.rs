@@ -80,21 +80,23 @@ impl NodeId {
 /// one the first time it hands out either. Where the target has no atomic read-modify-write
 /// (Cortex-M0), a load and a store: two tapes tagged at the same instant from an interrupt and
 /// the main loop could share a tag, which only weakens the foreign-id check.
+#[cold]
 fn next_tag() -> u32 {
     use core::sync::atomic::{AtomicU32, Ordering::Relaxed};
     static NEXT: AtomicU32 = AtomicU32::new(1);
-    #[cfg(target_has_atomic = "32")]
-    let tag = NEXT.fetch_add(1, Relaxed);
-    #[cfg(not(target_has_atomic = "32"))]
-    let tag = {
-        let t = NEXT.load(Relaxed);
-        NEXT.store(t.wrapping_add(1), Relaxed);
-        t
-    };
-    if tag == 0 {
-        next_tag()
-    } else {
-        tag
+    loop {
+        #[cfg(target_has_atomic = "32")]
+        let tag = NEXT.fetch_add(1, Relaxed);
+        #[cfg(not(target_has_atomic = "32"))]
+        let tag = {
+            let t = NEXT.load(Relaxed);
+            NEXT.store(t.wrapping_add(1), Relaxed);
+            t
+        };
+        // (0 only when the counter wraps: take the next.)
+        if tag != 0 {
+            return tag;
+        }
     }
 }
 
