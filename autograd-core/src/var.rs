@@ -248,13 +248,12 @@ impl<'t, S: Scalar> Var<'t, S> {
                 let t = tape.unwrap_or_else(|| unreachable_tape());
                 let counts = nx as u32 | (ny as u32) << 8;
                 let (i, j) = (pack(i), pack(j));
-                let index = write_unshared(t, op, counts, value, i, a0, a1, j, b0, b1);
+                let (index, p0, p1) = write_unshared(t, op, counts, value, i, a0, a1, j, b0, b1);
                 let keep = match index {
                     SHARED_I => i,
                     SHARED_J => j,
                     _ => return Var::labelled(t, index, value, op),
                 };
-                let [p0, p1] = shared(counts, i, a0, a1, j, b0, b1);
                 // (Settled below, with every other arm.)
                 Var {
                     partial: [p0, p1],
@@ -323,14 +322,17 @@ const SHARED_J: u32 = u32::MAX - 2;
 
 /// [`Var::combine`] for two handles of which one holds two pairs: writes one statement of their
 /// three or four operands and returns its index (`POISON` if it did not fit), unless they
-/// depend on two values only, which is returned as [`SHARED_I`] or [`SHARED_J`] (the partials
-/// then come from [`shared`]). `a`, `b` are the partials already multiplied by the local
-/// derivatives, `i`, `j` the packed indices, `counts` both pair counts (`nx | ny << 8`).
+/// depend on two values only: then it returns [`SHARED_I`] or [`SHARED_J`] and the result's two
+/// partials, in the order of the indices it keeps. `a`, `b` are the partials already multiplied
+/// by the local derivatives, `i`, `j` the packed indices, `counts` both pair counts
+/// (`nx | ny << 8`).
 ///
-/// It takes and returns plain scalars, in registers: a handle or an array of two partials
-/// passed to an out-of-line function goes through memory, and the caller's handles then lived
-/// in memory too (by callgrind on `autograd-bench`'s `profile` example, 600 instructions per
-/// Rosenbrock term with a handle-taking `merge`, 559 with this).
+/// It takes and returns plain scalars: a handle or an array of two partials passed to an
+/// out-of-line function goes through memory, and the caller's handles then lived in memory too
+/// (by callgrind on `autograd-bench`'s `profile` example, 600 instructions per Rosenbrock term
+/// with a handle-taking `merge`, 559 with this). The shared case's partials come back with the
+/// index, not from a second call (Rosenbrock's `A(a, b) + B(a)` and `dense`'s `f(a, b) + g(a, b)`
+/// take this path every term).
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
 fn write_unshared<S: Scalar>(
@@ -344,35 +346,22 @@ fn write_unshared<S: Scalar>(
     j: u64,
     b0: S,
     b1: S,
-) -> u32 {
+) -> (u32, S, S) {
     let (nx, ny) = (counts as u8, (counts >> 8) as u8);
     let (i, j) = (unpack(i), unpack(j));
     match (nx, ny) {
-        (2, 1) if j[0] == i[0] || j[0] == i[1] => return SHARED_I,
-        (1, 2) if i[0] == j[0] || i[0] == j[1] => return SHARED_J,
-        (2, 2) if i == j || (i[0] == j[1] && i[1] == j[0]) => return SHARED_I,
-        _ => {}
-    }
-    let x = [(i[0], a0), (i[1], a1)];
-    let y = [(j[0], b0), (j[1], b1)];
-    t.push_merge(op, value, x, nx as usize, y, ny as usize)
-}
-
-/// The two partials of a result that [`write_unshared`] found to depend on two values only,
-/// in the order of the indices it kept. Arguments as [`write_unshared`].
-#[cold]
-#[inline(never)]
-#[allow(clippy::too_many_arguments)]
-fn shared<S: Scalar>(counts: u32, i: u64, a0: S, a1: S, j: u64, b0: S, b1: S) -> [S; 2] {
-    let (nx, ny) = (counts as u8, (counts >> 8) as u8);
-    let (i, j) = (unpack(i), unpack(j));
-    match (nx, ny) {
-        (2, 1) if j[0] == i[0] => [a0 + b0, a1],
-        (2, 1) => [a0, a1 + b0],
-        (1, 2) if i[0] == j[0] => [a0 + b0, b1],
-        (1, 2) => [b0, a0 + b1],
-        _ if i == j => [a0 + b0, a1 + b1],
-        _ => [a0 + b1, a1 + b0],
+        (2, 1) if j[0] == i[0] => (SHARED_I, a0 + b0, a1),
+        (2, 1) if j[0] == i[1] => (SHARED_I, a0, a1 + b0),
+        (1, 2) if i[0] == j[0] => (SHARED_J, a0 + b0, b1),
+        (1, 2) if i[0] == j[1] => (SHARED_J, b0, a0 + b1),
+        (2, 2) if i == j => (SHARED_I, a0 + b0, a1 + b1),
+        (2, 2) if i[0] == j[1] && i[1] == j[0] => (SHARED_I, a0 + b1, a1 + b0),
+        _ => {
+            let x = [(i[0], a0), (i[1], a1)];
+            let y = [(j[0], b0), (j[1], b1)];
+            let index = t.push_merge(op, value, x, nx as usize, y, ny as usize);
+            (index, S::ZERO, S::ZERO)
+        }
     }
 }
 
