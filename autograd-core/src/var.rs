@@ -186,6 +186,18 @@ impl<'t, S: Scalar> Var<'t, S> {
         r.settled(self.tape, op, value)
     }
 
+    /// `c - self` for a constant `c`: `-self + c`, the negation and the shift as one operation
+    /// (the partials negated, one finiteness test), labelled `+c` as the two would leave it.
+    #[inline(always)]
+    fn subtracted_from(self, c: S) -> Self {
+        if cfg!(autograd_fault_injection) {
+            // The self-test's wrong rules for both operations must reach `c - x`.
+            return self.negate().shift(c);
+        }
+        let partial = times(self.partial, self.n, -S::ONE, Op::Neg, false);
+        Var { partial, ..self }.settled(self.tape, Op::Shift, -self.value + c)
+    }
+
     /// The result of operation `op`: these partials with the new value and label, or, where the
     /// value or a partial is not finite, written at once as a statement of its own, so NaN
     /// provenance names the operation.

@@ -26,6 +26,25 @@ fn a_binary_operation_with_a_constant_operand_writes_nothing() {
 }
 
 #[test]
+fn a_constant_minus_a_handle_is_its_negation_shifted() -> Result<(), TapeError> {
+    // `c - x` is one operation on the handle, with the value, partials and label of `-x + c`.
+    let tape = Tape::<f64, 32>::new();
+    let (x, y) = (tape.var(0.3), tape.var(-2.5));
+    let h = x * y * 2.0; // two pending pairs: 2y, 2x
+    for c in [1.0, -7.25, 1e308] {
+        let (fused, apart) = (Var::constant(c) - h, -h + c);
+        assert_eq!(fused.value().to_bits(), apart.value().to_bits());
+        let g = tape.backward(fused)?;
+        assert_eq!((g.wrt(x), g.wrt(y)), (-2.0 * -2.5, -2.0 * 0.3));
+        let (written, expected) = (fused.recorded()?, apart.recorded()?);
+        let (a, b) = (tape.node(written.id().unwrap())?, tape.node(expected.id().unwrap())?);
+        assert_eq!((a.op, a.value.to_bits(), a.operands), (b.op, b.value.to_bits(), b.operands));
+    }
+    assert_eq!(tape.len(), 2 + 6 * 3, "two leaves, then the statements recorded() wrote");
+    Ok(())
+}
+
+#[test]
 fn a_zero_derivative_cuts_the_dependence_as_pytorch_masks_relu() {
     // ln(relu(x)) at x = -1: relu is flat there, so the gradient is 0 (PyTorch's relu backward
     // masks the incoming inf), not 0 * inf = NaN.

@@ -30,7 +30,7 @@ impl<'t, S: Scalar> Sub for Var<'t, S> {
             return self.shift(-rhs.value);
         }
         if self.tape.is_none() {
-            return rhs.negate().shift(self.value);
+            return rhs.subtracted_from(self.value);
         }
         self.binary(Op::Sub, rhs)
     }
