@@ -37,10 +37,20 @@ fn a_constant_minus_a_handle_is_its_negation_shifted() -> Result<(), TapeError> 
         let g = tape.backward(fused)?;
         assert_eq!((g.wrt(x), g.wrt(y)), (-2.0 * -2.5, -2.0 * 0.3));
         let (written, expected) = (fused.recorded()?, apart.recorded()?);
-        let (a, b) = (tape.node(written.id().unwrap())?, tape.node(expected.id().unwrap())?);
-        assert_eq!((a.op, a.value.to_bits(), a.operands), (b.op, b.value.to_bits(), b.operands));
+        let (a, b) = (
+            tape.node(written.id().unwrap())?,
+            tape.node(expected.id().unwrap())?,
+        );
+        assert_eq!(
+            (a.op, a.value.to_bits(), a.operands),
+            (b.op, b.value.to_bits(), b.operands)
+        );
     }
-    assert_eq!(tape.len(), 2 + 6 * 3, "two leaves, then the statements recorded() wrote");
+    assert_eq!(
+        tape.len(),
+        2 + 6 * 3,
+        "two leaves, then the statements recorded() wrote"
+    );
     Ok(())
 }
 
