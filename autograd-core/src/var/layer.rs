@@ -101,12 +101,7 @@ fn write<'t, S: Scalar>(
         return false;
     }
     let w0 = first.index[0];
-    // (`k >= 2`: the stride is not 0.)
-    let stride = k + usize::from(bias.is_none());
-    let rows = params.chunks_exact(stride).map(|r| match bias {
-        Some(b) => (r, b),
-        None => (&r[..k], &r[k]),
-    });
+    let rows = Rows { params, bias, m };
     let Some(slots) = t.free_slots(size) else {
         // No room: the same decision as with room (the slots a layer takes must not depend on
         // the tape's capacity, or a tape too small for it would record it by the general write,
@@ -150,16 +145,29 @@ fn write<'t, S: Scalar>(
     true
 }
 
+/// The parameters of [`write`]'s `m` rows: each row's weights then its bias in `params`, or,
+/// with `bias`, the one row of weights `params` and that bias.
+#[derive(Clone, Copy)]
+struct Rows<'a, 't, S: Scalar> {
+    params: &'a [Var<'t, S>],
+    bias: Option<&'a Var<'t, S>>,
+    m: usize,
+}
+
 /// The pass of [`write`] over the inputs and the rows: `input(i, index, partial, value)` for
 /// each input, `row(j, value)` for each row (summed in `Number::affine`'s order); `false` where
 /// the layer cannot be one statement (an input with two pending pairs or on another tape, a
 /// parameter that is not the next consecutive statement of `t` from `w0`, a value or partial
 /// that is not finite), whatever the calls did by then.
+///
+/// The rows are walked by index, not by iterators over chunks: a row's slices then have the
+/// length `k` the loop runs to, with nothing to divide or test per row (by callgrind on
+/// `examples/profile moons`, the chunk iterators cost about 60 instructions a row).
 #[inline(always)]
-fn scan<'a, 't: 'a, S: Scalar>(
+fn scan<'t, S: Scalar>(
     t: &'t TapeView<S>,
     w0: u32,
-    rows: impl Iterator<Item = (&'a [Var<'t, S>], &'a Var<'t, S>)>,
+    rows: Rows<'_, 't, S>,
     x: &[Var<'t, S>],
     mut input: impl FnMut(usize, u32, S, S),
     mut row: impl FnMut(usize, S),
@@ -196,11 +204,20 @@ fn scan<'a, 't: 'a, S: Scalar>(
         consecutive &= v.node & same & (v.index[0] == next);
         next = next.wrapping_add(1);
     };
-    for (j, (w, b)) in rows.enumerate() {
+    let k = x.len();
+    let stride = k + usize::from(rows.bias.is_none());
+    for j in 0..rows.m {
+        let start = j * stride;
+        let (Some(w), Some(b)) = (
+            rows.params.get(start..start + k),
+            rows.bias.or(rows.params.get(start + k)),
+        ) else {
+            return false;
+        };
         let mut value = b.value;
-        for (wi, xi) in w.iter().zip(x) {
-            is(wi);
-            value += wi.value * xi.value;
+        for i in 0..k {
+            is(&w[i]);
+            value += w[i].value * x[i].value;
         }
         is(b);
         test(value);
