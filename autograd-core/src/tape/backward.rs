@@ -145,22 +145,24 @@ fn sweep_layer<S: Scalar, const ABOVE: bool>(slots: &[Slot<S>], h: usize, lo: us
     let l = layer_of(slots, h);
     let w0 = slots[l.info].link() as usize;
     let inputs = &slots[l.base..l.info];
-    // (A `while` rather than a reversed inclusive range: fewer instructions per row on a
-    // microcontroller, where a row may have two inputs.)
-    let mut r = h + 1;
-    while r > l.first {
-        r -= 1;
-        let a = slots[r].adj();
-        let start = l.row_start(w0, r);
-        let Some(row) = slots.get(start..start + inputs.len() + 1) else {
-            continue;
-        };
+    let stride = inputs.len() + 1;
+    // Every row's weights and bias at once (earlier statements, so always on the tape): one
+    // bounds test for the statement, not one per row.
+    let Some(weights) = slots.get(w0..w0 + (h + 1 - l.first) * stride) else {
+        return l.base;
+    };
+    // Rows from the top down, as the rows written one by one would be swept.
+    let rows = slots[l.first..=h].iter().zip(weights.chunks_exact(stride));
+    for (j, (head, row)) in rows.enumerate().rev() {
+        // (A row with a zero adjoint, a dead unit's, is passed over at once.)
+        let a = head.adj();
         if a.is_zero() {
             continue;
         }
+        let start = w0 + j * stride;
         // An input that depends on nothing is skipped before its products (each a library call
-        // without an FPU); the row's weights are in `row` already (no bounds test), and only a
-        // sweep above a mark leaves out those below it. The bias's partial is 1.
+        // without an FPU), and only a sweep above a mark leaves out the weights below it. The
+        // bias's partial is 1.
         let swept = |i: usize| !ABOVE || start + i >= lo;
         for (i, (o, w)) in inputs.iter().zip(row).enumerate() {
             if o.link() != NO_OPERAND {
