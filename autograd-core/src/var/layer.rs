@@ -162,7 +162,8 @@ struct Rows<'a, 't, S: Scalar> {
 ///
 /// The rows are walked by index, not by iterators over chunks: a row's slices then have the
 /// length `k` the loop runs to, with nothing to divide or test per row (by callgrind on
-/// `examples/profile moons`, the chunk iterators cost about 60 instructions a row).
+/// `examples/profile moons`, a row's own work outside its weights took 78 instructions with
+/// chunk iterators and takes 63 like this).
 #[inline(always)]
 fn scan<'t, S: Scalar>(
     t: &'t TapeView<S>,
