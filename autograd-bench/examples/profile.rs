@@ -11,11 +11,14 @@
 //! `rosenbrock N REPS`: REPS reverse gradients of Rosenbrock in N inputs (divide the recording
 //! and sweep counts by `REPS * (N - 1)` for instructions per term); `dense N REPS` the same for
 //! `dense`; a third argument `plain` evaluates the function REPS times instead. `moons REPS`: REPS gradients
-//! of micrograd's moons loss on the tape; `moons-hand REPS`: the same by the hand-written backprop.
+//! of micrograd's moons loss on the tape; `moons-hand REPS`: the same by the hand-written backprop;
+//! `trainer REPS`: REPS steps of the same network through autograd-nn's `Trainer` (and SGD).
 
 use autograd_bench::functions::{point, Function};
 use autograd_bench::modes::reverse_gradient;
 use autograd_bench::moons::{data, hand_loss_gradient, init_params, tape_loss_gradient, PARAMS};
+use autograd_bench::nn_step;
+use autograd_nn::{LearningRate, Sgd};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -36,6 +39,30 @@ fn main() {
                 }
             }
             println!("moons: {} slots, dloss/dp0 = {}", tape.len(), g[0]);
+        }
+        Some("trainer") => {
+            // The moons step as autograd-nn's `Trainer` takes it (`nn_step`): gradient and SGD.
+            let d = data();
+            let start: [f64; PARAMS] = init_params(1).try_into().unwrap_or([0.0; PARAMS]);
+            let (objective, batch) = (nn_step::objective(), nn_step::samples(&d));
+            let mut params = start;
+            let mut sgd = Sgd::new(LearningRate::Constant(0.05));
+            let mut loss = 0.0;
+            let outcome = nn_step::trainer(&mut tape, &start).and_then(|mut trainer| {
+                for _ in 0..number(1, 3) {
+                    params = start;
+                    loss = nn_step::step(&mut trainer, &objective, &mut params, &batch, &mut sgd)?;
+                }
+                Ok(())
+            });
+            if let Err(e) = outcome {
+                eprintln!("error: {e}");
+                std::process::exit(2);
+            }
+            println!(
+                "moons by autograd-nn's Trainer: loss {loss}, p0 after a step {}",
+                params[0]
+            );
         }
         Some("moons-hand") => {
             let (d, p) = (data(), init_params(1));
@@ -73,7 +100,7 @@ fn main() {
         }
         _ => {
             eprintln!(
-                "usage: profile rosenbrock|dense N REPS [plain] | profile moons REPS | profile moons-hand REPS"
+                "usage: profile rosenbrock|dense N REPS [plain] | profile moons|moons-hand|trainer REPS"
             );
             std::process::exit(2);
         }

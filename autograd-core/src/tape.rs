@@ -25,11 +25,13 @@ mod boxed;
 mod closure;
 mod gradients;
 mod ids;
+mod leaves;
 mod operands;
 mod write;
 
 pub use gradients::Gradients;
 pub use ids::{Mark, NodeId};
+pub use leaves::Leaves;
 pub(crate) use operands::NO_OPERAND;
 
 /// A header's `link` has its top bit set, the operation in the next 7 bits, the [`LAYER`] flag

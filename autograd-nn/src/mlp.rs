@@ -9,6 +9,8 @@ use autograd_core::{Number, Scalar};
 
 use crate::{NnError, Rng};
 
+mod forward;
+
 /// The widest layer a network may have; the forward pass keeps two buffers of this many values
 /// on the stack (2 × 64 × 12 bytes for a `Var<f32>` on a 32-bit target, 2 × 64 × 24 on a host).
 pub const MAX_WIDTH: usize = 64;
@@ -109,41 +111,9 @@ pub(crate) fn resize<T: Number>(
 }
 
 impl Layer {
-    /// This layer's parameters within the network's.
-    fn params<'p, T>(&self, all: &'p [T]) -> &'p [T] {
-        &all[self.offset..self.offset + self.param_count()]
-    }
-
     /// `outputs * (inputs + 1)`: each neuron's weights, then its bias.
     pub const fn param_count(&self) -> usize {
         self.outputs * (self.inputs + 1)
-    }
-
-    /// Evaluates the layer: `params` are this layer's own `param_count()` parameters, `x` its
-    /// `inputs` values, `y` receives its `outputs` values.
-    ///
-    /// # Panics
-    /// If a slice is shorter than stated (a programming error; [`Mlp::forward`] checks its
-    /// arguments and never passes such slices).
-    ///
-    /// ```
-    /// use autograd_nn::{Activation, Mlp};
-    /// let m = Mlp::new([2, 3, 1], Activation::Tanh, Activation::Linear);
-    /// let last = m.layers().last().unwrap();
-    /// assert_eq!((last.inputs, last.outputs, last.offset), (3, 1, 9));
-    /// let mut y = [0.0];
-    /// last.forward(&[1.0, 2.0, 3.0, 0.5], &[1.0, 1.0, -1.0], &mut y);
-    /// assert_eq!(y, [0.5]); // 0.5 + 1 + 2 - 3
-    /// ```
-    pub fn forward<T: Number>(&self, params: &[T], x: &[T], y: &mut [T]) {
-        let n = self.inputs;
-        let (x, y) = (&x[..n], &mut y[..self.outputs]);
-        let params = &params[..self.outputs * (n + 1)];
-        // One layer statement on a tape (each output as `neuron` gives it).
-        T::affine_layer(params, x, y);
-        for y_j in y.iter_mut() {
-            *y_j = self.activation.apply(*y_j);
-        }
     }
 }
 
@@ -303,79 +273,6 @@ impl<const D: usize> Mlp<D> {
                 actual: len,
             })
         }
-    }
-
-    /// Evaluates the network at `input`, writing `outputs()` values into `output`.
-    ///
-    /// Generic over the number type: `f64` parameters give plain inference, `Var` parameters
-    /// record the pass on their tape (one statement per layer, see
-    /// [`forward_slots`](Self::forward_slots)), dual numbers carry forward-mode derivatives.
-    ///
-    /// # Errors
-    /// [`NnError::LengthMismatch`] if a slice has the wrong length.
-    pub fn forward<T: Number>(
-        &self,
-        params: &[T],
-        input: &[T],
-        output: &mut [T],
-    ) -> Result<(), NnError> {
-        self.check_params(params.len())?;
-        for (what, expected, actual) in [
-            ("inputs", self.inputs(), input.len()),
-            ("outputs", self.outputs(), output.len()),
-        ] {
-            if expected != actual {
-                return Err(NnError::LengthMismatch {
-                    what,
-                    expected,
-                    actual,
-                });
-            }
-        }
-        if D == 3 {
-            // One hidden layer (XOR's [2, 4, 1]): one buffer. A buffer holds MAX_WIDTH values
-            // (a tape handle is 32 bytes on a 32-bit part: 2 KiB a buffer), so the second one
-            // lives in `forward_deep`'s frame, which a shallow network never enters.
-            let [hidden, out] = [self.layers().next(), self.layers().nth(1)];
-            let (Some(hidden), Some(out)) = (hidden, out) else {
-                return Ok(());
-            };
-            let mut h = heapless::Vec::new();
-            resize(&mut h, hidden.outputs, 1)?;
-            hidden.forward(hidden.params(params), input, &mut h);
-            out.forward(out.params(params), &h, output);
-            return Ok(());
-        }
-        self.forward_deep(params, input, output)?;
-        Ok(())
-    }
-
-    /// [`forward`](Self::forward) for two hidden layers or more: two buffers used in turn.
-    #[inline(never)]
-    fn forward_deep<T: Number>(
-        &self,
-        params: &[T],
-        input: &[T],
-        output: &mut [T],
-    ) -> Result<(), NnError> {
-        let (mut a, mut b) = (
-            heapless::Vec::<T, MAX_WIDTH>::new(),
-            heapless::Vec::<T, MAX_WIDTH>::new(),
-        );
-        let (mut x, mut y) = (&mut a, &mut b);
-        let last = D - 2;
-        for (l, layer) in self.layers().enumerate() {
-            let x_in: &[T] = if l == 0 { input } else { x };
-            if l == last {
-                layer.forward(layer.params(params), x_in, output);
-                break;
-            }
-            y.clear();
-            resize(y, layer.outputs, l + 1)?;
-            layer.forward(layer.params(params), x_in, y);
-            core::mem::swap(&mut x, &mut y);
-        }
-        Ok(())
     }
 
     /// Fills `params` with initial values drawn from `rng` (biases 0), in parameter order, so a

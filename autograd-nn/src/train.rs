@@ -204,6 +204,17 @@ impl<'t, S: Scalar, const P: usize> Trainer<'t, S, P> {
             for (v, id) in vars.iter_mut().zip(&self.ids) {
                 *v = tape.get(*id)?;
             }
+            // The parameters as leaves checked once a chunk: each layer reads its weights from
+            // their slots instead of testing a handle per weight per sample.
+            let Some(first) = self.ids.first() else {
+                // (`objective.check` above has refused a network without parameters.)
+                return Err(NnError::LengthMismatch {
+                    what: "parameters",
+                    expected: model.param_count(),
+                    actual: 0,
+                });
+            };
+            let leaves = tape.leaves(*first, P)?;
             let capacity = tape.capacity();
             let penalty = if penalty_pending {
                 Some(l2_penalty(objective.l2, &vars))
@@ -225,7 +236,7 @@ impl<'t, S: Scalar, const P: usize> Trainer<'t, S, P> {
                     core::array::from_fn(|k| Var::constant(S::from_f64(s.x[k])));
                 let mut out = heapless::Vec::new();
                 crate::mlp::resize(&mut out, outputs, D - 1)?;
-                model.forward(&vars, &x, &mut out)?;
+                model.forward_leaves(leaves, &x, &mut out)?;
                 let l = objective.loss.sample_unchecked(&out, s.y);
                 sum = Some(match sum {
                     Some(acc) => acc + l,

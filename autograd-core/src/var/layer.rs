@@ -5,7 +5,7 @@
 //! A single neuron ([`Var::affine`]) is a layer of one row: `k + 2` slots.
 
 use crate::op::Op;
-use crate::tape::{TapeView, MAX_OPERANDS, NO_OPERAND, POISON};
+use crate::tape::{Leaves, TapeView, MAX_OPERANDS, NO_OPERAND, POISON};
 use crate::{Scalar, TapeError};
 
 use super::Var;
@@ -50,10 +50,61 @@ impl<'t, S: Scalar> Var<'t, S> {
                 found: params.len(),
             });
         }
-        if !write(params, None, x, y) {
+        if !write(Rows { params, bias: None }, x, y) {
             for (yj, row) in y.iter_mut().zip(params.chunks_exact(k + 1)) {
                 let (w, b) = row.split_at(k);
                 *yj = Var::affine(w, x, b[0])?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<'t, S: Scalar> Var<'t, S> {
+    /// [`Var::affine_layer`] over parameters that are leaves of the tape, checked once
+    /// ([`TapeView::leaves`]): the same values, gradients and slots as `affine_layer` over their
+    /// handles, without testing each parameter on every call (the weights' values are read from
+    /// their slots). This is how `autograd-nn`'s trainer records a network's layers.
+    ///
+    /// # Errors
+    /// [`TapeError::LengthMismatch`] if `params` does not hold `y.len()` rows of `x.len() + 1`.
+    ///
+    /// ```
+    /// use autograd_core::{Tape, Var};
+    /// let tape = Tape::<f64, 32>::new();
+    /// let params = [0.5, -1.0, 0.25, 2.0, 1.0, -3.0].map(|p| tape.var(p));
+    /// let leaves = tape.leaves(params[0].id().unwrap(), 6)?;
+    /// let x = [Var::constant(4.0), tape.var(3.0)];
+    /// let mut y = [Var::constant(0.0); 2];
+    /// Var::affine_layer_of(leaves, &x, &mut y)?;
+    /// assert_eq!((y[0].value(), y[1].value()), (-0.75, 8.0));
+    /// let g = tape.backward(y[0] * y[1])?;
+    /// assert_eq!((g.wrt(params[0]), g.wrt(params[4]), g.wrt(params[2])), (32.0, -2.25, 8.0));
+    /// # Ok::<(), autograd_core::TapeError>(())
+    /// ```
+    pub fn affine_layer_of(
+        params: Leaves<'t, S>,
+        x: &[Self],
+        y: &mut [Self],
+    ) -> Result<(), TapeError> {
+        let k = x.len();
+        if params.len() != y.len() * (k + 1) {
+            return Err(TapeError::LengthMismatch {
+                what: "affine_layer_of's parameters",
+                expected: y.len() * (k + 1),
+                found: params.len(),
+            });
+        }
+        if !write(params, x, y) {
+            // Row by row, as `affine` writes each over the handles: a layer statement of one row
+            // where it can be one, else the general write.
+            for (j, yj) in y.iter_mut().enumerate() {
+                let Some(row) = params.range(j * (k + 1), k + 1) else {
+                    continue;
+                };
+                if !write(row, x, core::slice::from_mut(yj)) {
+                    *yj = super::nary::affine_of_leaves(row, x);
+                }
             }
         }
         Ok(())
@@ -69,7 +120,11 @@ pub(super) fn neuron<'t, S: Scalar>(
     b: Var<'t, S>,
 ) -> Option<Var<'t, S>> {
     let mut y = Var::constant(S::ZERO);
-    write(w, Some(&b), x, core::slice::from_mut(&mut y)).then_some(y)
+    let row = Rows {
+        params: w,
+        bias: Some(&b),
+    };
+    write(row, x, core::slice::from_mut(&mut y)).then_some(y)
 }
 
 /// Writes the layer statement and its rows' handles into `y`, or returns `false` having written
@@ -83,25 +138,23 @@ pub(super) fn neuron<'t, S: Scalar>(
 /// rows, each `x.len()` weights then a bias, from `params`, or, with `bias`, one row of the
 /// weights `params` and that bias.
 #[inline(never)]
-fn write<'t, S: Scalar>(
-    params: &[Var<'t, S>],
-    bias: Option<&Var<'t, S>>,
+fn write<'t, S: Scalar, P: Source<'t, S>>(
+    params: P,
     x: &[Var<'t, S>],
     y: &mut [Var<'t, S>],
 ) -> bool {
     let (k, m) = (x.len(), y.len());
-    let Some(first) = params.first() else {
-        return m == 0;
-    };
-    let Some(t) = first.tape else {
+    if m == 0 {
+        return true;
+    }
+    let Some((t, w0)) = params.start() else {
         return false;
     };
     let size = k + 1 + m;
-    if k < 2 || size > MAX_OPERANDS || !first.node {
+    if k < 2 || size > MAX_OPERANDS {
         return false;
     }
-    let w0 = first.index[0];
-    let rows = Rows { params, bias, m };
+    let rows = params;
     let Some(slots) = t.free_slots(size) else {
         // No room: the same decision as with room (the slots a layer takes must not depend on
         // the tape's capacity, or a tape too small for it would record it by the general write,
@@ -110,6 +163,7 @@ fn write<'t, S: Scalar>(
             t,
             w0,
             rows,
+            m,
             x,
             |_, _, _, _| {},
             |j, value| {
@@ -129,6 +183,7 @@ fn write<'t, S: Scalar>(
         t,
         w0,
         rows,
+        m,
         x,
         |i, link, partial, value| inputs[i].put_paired(link, partial, value),
         |j, value| heads[j].put_layer_header(value, k + 1 + j),
@@ -145,13 +200,77 @@ fn write<'t, S: Scalar>(
     true
 }
 
-/// The parameters of [`write`]'s `m` rows: each row's weights then its bias in `params`, or,
-/// with `bias`, the one row of weights `params` and that bias.
+/// Where [`write`] reads its rows' parameters: handles, each tested to be the tape's next
+/// consecutive statement ([`Rows`]), or leaves checked once ([`Leaves`]).
+trait Source<'t, S: Scalar>: Copy {
+    /// The tape and the index of the first parameter, or `None` where the parameters cannot be
+    /// a layer statement's.
+    fn start(self) -> Option<(&'t TapeView<S>, u32)>;
+    /// Row `j` over the inputs `x`: `b_j + w_j0 x_0 + w_j1 x_1 + ...` (in `Number::affine`'s
+    /// order) and whether its parameters are the statements `w0 + j (k + 1) ..` of `t`, the
+    /// weights then the bias; `None` if the row is missing.
+    fn row(self, j: usize, x: &[Var<'t, S>], t: &'t TapeView<S>, w0: u32) -> Option<(S, bool)>;
+}
+
+/// Parameters as handles: each row's weights then its bias in `params`, or, with `bias`, the one
+/// row of weights `params` and that bias.
 #[derive(Clone, Copy)]
 struct Rows<'a, 't, S: Scalar> {
     params: &'a [Var<'t, S>],
     bias: Option<&'a Var<'t, S>>,
-    m: usize,
+}
+
+impl<'t, S: Scalar> Source<'t, S> for Rows<'_, 't, S> {
+    #[inline(always)]
+    fn start(self) -> Option<(&'t TapeView<S>, u32)> {
+        let first = self.params.first()?;
+        first
+            .tape
+            .filter(|_| first.node)
+            .map(|t| (t, first.index[0]))
+    }
+
+    /// Each parameter tested to be the expected statement of this tape (one test for all,
+    /// without a branch per parameter, in the pass that reads their values).
+    #[inline(always)]
+    fn row(self, j: usize, x: &[Var<'t, S>], t: &'t TapeView<S>, w0: u32) -> Option<(S, bool)> {
+        let k = x.len();
+        let start = j * (k + usize::from(self.bias.is_none()));
+        let w = self.params.get(start..start + k)?;
+        let b = self.bias.or(self.params.get(start + k))?;
+        let first = w0.wrapping_add((j * (k + 1)) as u32);
+        // (Tapes compared by address, 0 for none: one comparison.)
+        let tape = address(Some(t));
+        let is =
+            |v: &Var<'t, S>, index: u32| v.node & (address(v.tape) == tape) & (v.index[0] == index);
+        let mut consecutive = is(b, first.wrapping_add(k as u32));
+        let mut value = b.value;
+        for i in 0..k {
+            consecutive &= is(&w[i], first.wrapping_add(i as u32));
+            value += w[i].value * x[i].value;
+        }
+        Some((value, consecutive))
+    }
+}
+
+impl<'t, S: Scalar> Source<'t, S> for Leaves<'t, S> {
+    #[inline(always)]
+    fn start(self) -> Option<(&'t TapeView<S>, u32)> {
+        Some((self.tape(), self.first_index()))
+    }
+
+    /// The weights' values read from their slots: leaves checked once, when `self` was made.
+    #[inline(always)]
+    fn row(self, j: usize, x: &[Var<'t, S>], _: &'t TapeView<S>, _: u32) -> Option<(S, bool)> {
+        let k = x.len();
+        let slots = self.slots().get(j * (k + 1)..(j + 1) * (k + 1))?;
+        let (w, b) = slots.split_at(k);
+        let mut value = b.first()?.x();
+        for i in 0..k {
+            value += w[i].x() * x[i].value;
+        }
+        Some((value, true))
+    }
 }
 
 /// The pass of [`write`] over the inputs and the rows: `input(i, index, partial, value)` for
@@ -168,7 +287,8 @@ struct Rows<'a, 't, S: Scalar> {
 fn scan<'t, S: Scalar>(
     t: &'t TapeView<S>,
     w0: u32,
-    rows: Rows<'_, 't, S>,
+    rows: impl Source<'t, S>,
+    m: usize,
     x: &[Var<'t, S>],
     mut input: impl FnMut(usize, u32, S, S),
     mut row: impl FnMut(usize, S),
@@ -195,38 +315,26 @@ fn scan<'t, S: Scalar>(
         input(i, link, partial, xi.value);
     }
     // Each row summed while its parameters are tested to be the consecutive statements `w0,
-    // w0 + 1, ...` of this tape (one test for all, without a branch per parameter, in the same
-    // pass that reads their values). A finite sum means finite weights and bias too: a
-    // non-finite term (an infinite weight times 0 is NaN) makes the sum non-finite.
+    // w0 + 1, ...` of this tape. A finite sum means finite weights and bias too: a non-finite
+    // term (an infinite weight times 0 is NaN) makes the sum non-finite.
     let mut consecutive = true;
-    let mut next = w0;
-    let mut is = |v: &Var<'t, S>| {
-        let same = v.tape.is_some_and(|a| core::ptr::addr_eq(a, t));
-        consecutive &= v.node & same & (v.index[0] == next);
-        next = next.wrapping_add(1);
-    };
-    let k = x.len();
-    let stride = k + usize::from(rows.bias.is_none());
-    for j in 0..rows.m {
-        let start = j * stride;
-        let (Some(w), Some(b)) = (
-            rows.params.get(start..start + k),
-            rows.bias.or(rows.params.get(start + k)),
-        ) else {
+    for j in 0..m {
+        let Some((value, ok)) = rows.row(j, x, t, w0) else {
             return false;
         };
-        let mut value = b.value;
-        for i in 0..k {
-            is(&w[i]);
-            value += w[i].value * x[i].value;
-        }
-        is(b);
+        consecutive &= ok;
         test(value);
         row(j, value);
     }
     // The partials `p_i w_ji` are not stored: the sweep forms them, and a product that
     // overflows is sent as the non-finite term it is.
     consecutive && tested && finite.is_finite()
+}
+
+/// A tape's address, 0 for none.
+#[inline(always)]
+fn address<S: Scalar>(t: Option<&TapeView<S>>) -> usize {
+    t.map_or(0, |t| core::ptr::from_ref(t).addr())
 }
 
 /// `v - v`: 0 for a finite `v`, NaN (poison in fixed point) otherwise.

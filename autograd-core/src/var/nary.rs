@@ -7,7 +7,7 @@
 //! microcontroller those did not optimise away): once to count and check the tape, once to write.
 
 use crate::op::Op;
-use crate::tape::{Slot, TapeView, MAX_OPERANDS, POISON};
+use crate::tape::{Leaves, Slot, TapeView, MAX_OPERANDS, POISON};
 use crate::{Scalar, TapeError};
 
 use super::{all_finite, foreign, Var};
@@ -69,6 +69,41 @@ impl<'t, S: Scalar> Terms<'t, S> for Affine<'_, 't, S> {
     fn first_tape(&self) -> Option<&'t TapeView<S>> {
         Dot(self.0, self.1).first_tape().or(self.2.tape)
     }
+}
+
+/// A row of a layer over [`Leaves`]: its `k` weights and its bias, then the inputs `x` (the
+/// terms of [`Affine`] over the same handles, in the same order).
+struct LeafAffine<'a, 't, S: Scalar>(Leaves<'t, S>, &'a [Var<'t, S>]);
+
+impl<'t, S: Scalar> Terms<'t, S> for LeafAffine<'_, 't, S> {
+    #[inline(always)]
+    fn each(&self, mut f: impl FnMut(Var<'t, S>, S)) {
+        let leaf = |i| self.0.get(i).unwrap_or(Var::constant(S::ZERO));
+        for (i, x) in self.1.iter().enumerate() {
+            let w = leaf(i);
+            f(w, x.value);
+            f(*x, w.value);
+        }
+        f(leaf(self.1.len()), S::ONE);
+    }
+    fn bound(&self) -> usize {
+        4 * self.1.len() + 2
+    }
+    fn first_tape(&self) -> Option<&'t TapeView<S>> {
+        Some(self.0.tape())
+    }
+}
+
+/// `w · x + b` over a row of leaves `row` (its `x.len()` weights, then the bias) as
+/// [`Var::affine`] writes it over their handles where it cannot be a layer statement.
+pub(super) fn affine_of_leaves<'t, S: Scalar>(row: Leaves<'t, S>, x: &[Var<'t, S>]) -> Var<'t, S> {
+    let terms = LeafAffine(row, x);
+    let value = |i| row.get(i).map_or(S::ZERO, Var::value);
+    let sum = x
+        .iter()
+        .enumerate()
+        .fold(value(x.len()), |s, (i, xi)| s + value(i) * xi.value);
+    nary(Op::Dot, sum, &terms)
 }
 
 /// The result of an n-ary statement that turned out to have `written <= 2` operands `p`, `q`

@@ -1,5 +1,6 @@
-//! What `tests/neuron.rs` and `tests/layer.rs` share: the kinds of inputs a neuron or a layer
-//! is tested on, made from leaves.
+//! What `tests/neuron.rs`, `tests/layer.rs` and `tests/leaves.rs` share: the kinds of inputs a
+//! neuron or a layer is tested on, made from leaves.
+#![allow(dead_code)] // (each test file uses what it needs of these)
 
 use autograd_core::Var;
 use proptest::prelude::*;

@@ -1,0 +1,113 @@
+//! [`Leaves`]: consecutive leaves of one tape, checked once, so that a layer can read its
+//! parameters from their slots instead of testing a handle per parameter on every sample.
+
+use crate::{Scalar, TapeError, Var};
+
+use super::{header_link, NodeId, Slot, TapeView};
+use crate::op::Op;
+
+/// Consecutive leaves of one tape (a network's parameters, recorded in order), checked once when
+/// made by [`TapeView::leaves`].
+///
+/// It borrows the tape, so nothing can rewind the tape or set a value while it lives: the
+/// statements it names stay leaves. [`Var::affine_layer_of`] reads a layer's weights from it
+/// without testing each one, as [`Var::affine_layer`] must test every handle it is given.
+///
+/// ```
+/// use autograd_core::Tape;
+/// let tape = Tape::<f64, 16>::new();
+/// let p = [0.5, -1.0, 2.0].map(|v| tape.var(v));
+/// let leaves = tape.leaves(p[0].id().unwrap(), 3)?;
+/// assert_eq!(leaves.len(), 3);
+/// assert_eq!(leaves.get(2).map(|v| v.value()), Some(2.0));
+/// assert_eq!(leaves.range(1, 2).map(|l| l.len()), Some(2));
+/// # Ok::<(), autograd_core::TapeError>(())
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Leaves<'t, S: Scalar> {
+    tape: &'t TapeView<S>,
+    first: u32,
+    slots: &'t [Slot<S>],
+}
+
+impl<S: Scalar> TapeView<S> {
+    /// The `len` statements from `first` on, which must all be leaves of this tape.
+    ///
+    /// # Errors
+    /// [`TapeError::ForeignId`] if `first` is another tape's; [`TapeError::UnknownNode`] if the
+    /// range does not lie within the tape; [`TapeError::NotALeaf`] naming the first statement in
+    /// it that is not a leaf.
+    ///
+    /// ```
+    /// use autograd_core::{Tape, TapeError};
+    /// let tape = Tape::<f64, 16>::new();
+    /// let (a, b) = (tape.var(1.0), tape.var(2.0));
+    /// let _product = (a * b).recorded()?; // two operand slots and a header after the leaves
+    /// assert!(tape.leaves(a.id().unwrap(), 2).is_ok());
+    /// assert_eq!(tape.leaves(a.id().unwrap(), 3).unwrap_err(), TapeError::NotALeaf { index: 2 });
+    /// # Ok::<(), TapeError>(())
+    /// ```
+    pub fn leaves(&self, first: NodeId, len: usize) -> Result<Leaves<'_, S>, TapeError> {
+        self.own(first.tag)?;
+        let all = self.slots();
+        let start = first.index();
+        let Some(slots) = start.checked_add(len).and_then(|end| all.get(start..end)) else {
+            return Err(TapeError::UnknownNode {
+                index: start.saturating_add(len.saturating_sub(1)),
+                len: all.len(),
+            });
+        };
+        let leaf = header_link(Op::Leaf, 0);
+        if let Some(k) = slots.iter().position(|s| s.link() != leaf) {
+            return Err(TapeError::NotALeaf { index: start + k });
+        }
+        Ok(Leaves {
+            tape: self,
+            first: first.index,
+            slots,
+        })
+    }
+}
+
+impl<'t, S: Scalar> Leaves<'t, S> {
+    /// How many leaves.
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// `true` if there are none.
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
+    /// The `len` leaves from the `start`-th on (a layer's parameters among a network's), or
+    /// `None` if they are not all among these.
+    pub fn range(&self, start: usize, len: usize) -> Option<Self> {
+        let slots = self.slots.get(start..start.checked_add(len)?)?;
+        Some(Leaves {
+            first: self.first + start as u32,
+            slots,
+            ..*self
+        })
+    }
+
+    /// A handle to the `i`-th leaf, or `None` past the end.
+    pub fn get(&self, i: usize) -> Option<Var<'t, S>> {
+        let s = self.slots.get(i)?;
+        Some(Var::node(self.tape, self.first + i as u32, s.x()))
+    }
+
+    pub(crate) fn tape(&self) -> &'t TapeView<S> {
+        self.tape
+    }
+
+    /// The index of the first leaf.
+    pub(crate) fn first_index(&self) -> u32 {
+        self.first
+    }
+
+    /// The leaves' slots (their values in `x`).
+    pub(crate) fn slots(&self) -> &'t [Slot<S>] {
+        self.slots
+    }
+}

@@ -1,0 +1,167 @@
+//! `TapeView::leaves` and `Var::affine_layer_of`: a layer over leaves checked once must record
+//! exactly what `Var::affine_layer` records over the same leaves' handles (the same slots, values,
+//! gradients and NaN provenance, bit for bit), whether it is one layer statement, falls back to
+//! the rows, or finds no room.
+
+use autograd_core::{AnomalyKind, NodeId, Tape, TapeError, TapeView, Var};
+use proptest::prelude::*;
+
+mod common;
+use common::{inputs, kinds, Input};
+
+/// Everything a recording shows, as bits (NaN as one): the tape drawn by Graphviz export (every statement,
+/// operation, operand and partial), the rows' values, the gradients with respect to the
+/// parameters and the input leaves, and NaN provenance's report on the output.
+fn record(
+    kinds: &[Input],
+    xs: &[f64],
+    ps: &[f64],
+    m: usize,
+    of_leaves: bool,
+    cap: usize,
+) -> String {
+    let mut tape = Tape::<f64, 512>::new();
+    tape.clear();
+    let tape: &TapeView<f64> = &tape;
+    let us: Vec<_> = xs.iter().map(|&v| tape.var(v)).collect();
+    let u2 = tape.var(0.5);
+    let params: Vec<_> = ps.iter().map(|&p| tape.var(p)).collect();
+    // Partials that round and overflow: 0.1 and 1e300 times an input.
+    let x: Vec<_> = inputs(kinds, &us, u2, xs)
+        .iter()
+        .enumerate()
+        .map(|(i, v)| match i % 3 {
+            0 => *v,
+            1 => *v * 0.1,
+            _ => *v * 1e300,
+        })
+        .collect();
+    // Fill the tape up to `cap` free slots, to test the layer without room.
+    while tape.capacity() - tape.len() > cap {
+        tape.var(0.0);
+    }
+    let mut y = vec![Var::constant(0.0); m];
+    if of_leaves {
+        let leaves = tape.leaves(params[0].id().unwrap(), params.len()).unwrap();
+        Var::affine_layer_of(leaves, &x, &mut y).unwrap();
+    } else {
+        Var::affine_layer(&params, &x, &mut y).unwrap();
+    }
+    let out = y.iter().enumerate().fold(Var::constant(0.0), |s, (j, yj)| {
+        s + *yj * (0.3 * j as f64 - 0.7)
+    });
+    let mut shown = String::new();
+    tape.write_dot(&mut shown).unwrap();
+    shown += &format!("\n{:?} {:?}", tape.len(), tape.check());
+    for v in &y {
+        shown += &bits(v.value());
+    }
+    if let Ok(g) = tape.backward(out) {
+        for v in params.iter().chain(&us).chain([&u2]) {
+            shown += &bits(g.wrt(*v));
+        }
+    }
+    if let Some(a) = tape.anomaly(out) {
+        let kind = matches!(a.kind, AnomalyKind::Value);
+        shown += &format!(" {} {} {} {}", a.index, a.op, kind, bits(a.value));
+    }
+    shown
+}
+
+/// A value's bits, every NaN alike: a NaN's sign and payload are not specified by the operation
+/// that made it (Rust and LLVM may swap an addition's operands), so two paths that sum in the
+/// same order may still differ there.
+fn bits(v: f64) -> String {
+    if v.is_nan() {
+        " NaN".into()
+    } else {
+        format!(" {:x}", v.to_bits())
+    }
+}
+
+/// Ordinary values and values that break arithmetic.
+fn value() -> impl Strategy<Value = f64> {
+    prop_oneof![
+        4 => -3.0f64..3.0,
+        1 => prop_oneof![
+            Just(0.0),
+            Just(-0.0),
+            Just(1e-310),
+            Just(1e300),
+            Just(f64::INFINITY),
+            Just(f64::NAN),
+        ],
+    ]
+}
+
+proptest! {
+    #[test]
+    fn a_layer_over_leaves_records_what_it_records_over_their_handles(
+        layer in (1usize..7, 1usize..5).prop_flat_map(|(k, m)| (
+            prop::collection::vec(kinds(), k),
+            prop::collection::vec(value(), k),
+            prop::collection::vec(value(), m * (k + 1)),
+            Just(m),
+            prop_oneof![Just(512usize), 0usize..12],
+        )),
+    ) {
+        let (kinds, xs, ps, m, room) = layer;
+        let handles = record(&kinds, &xs, &ps, m, false, room);
+        let leaves = record(&kinds, &xs, &ps, m, true, room);
+        prop_assert_eq!(leaves, handles);
+    }
+}
+
+#[test]
+fn leaves_are_checked_once_when_made() -> Result<(), TapeError> {
+    let tape = Tape::<f64, 16>::new();
+    let other = Tape::<f64, 16>::new();
+    let a = tape.var(1.0);
+    let _b = tape.var(2.0);
+    let product = (a * tape.var(3.0) * 2.0).recorded()?;
+    let first = a.id().unwrap();
+    let leaves = tape.leaves(first, 3)?;
+    assert_eq!((leaves.len(), leaves.is_empty()), (3, false));
+    assert_eq!(leaves.get(1).map(|v| v.value()), Some(2.0));
+    assert_eq!(leaves.get(3).map(|v| v.value()), None);
+    assert_eq!(leaves.range(1, 2).map(|l| l.len()), Some(2));
+    assert!(leaves.range(2, 2).is_none());
+    // The statement after the third leaf is the product's first operand slot.
+    assert_eq!(
+        tape.leaves(first, 4).unwrap_err(),
+        TapeError::NotALeaf { index: 3 }
+    );
+    let past = product.id().unwrap().index() + 1;
+    assert_eq!(
+        tape.leaves(first, past + 1).unwrap_err(),
+        TapeError::UnknownNode {
+            index: past,
+            len: past
+        }
+    );
+    other.var(0.0);
+    let foreign = other.leaves(first, 1).unwrap_err();
+    assert_eq!(foreign, TapeError::ForeignId);
+    // An id made from an index alone is any tape's.
+    assert_eq!(tape.leaves(NodeId::from_index(1), 2)?.len(), 2);
+    Ok(())
+}
+
+#[test]
+fn a_layer_over_leaves_of_the_wrong_length_is_an_error() -> Result<(), TapeError> {
+    let tape = Tape::<f64, 32>::new();
+    let params = [0.5, -1.0, 0.25, 2.0, 1.0].map(|p| tape.var(p));
+    let leaves = tape.leaves(params[0].id().unwrap(), 5)?;
+    let x = [Var::constant(4.0), tape.var(3.0)];
+    let mut y = [Var::constant(0.0); 2];
+    let err = Var::affine_layer_of(leaves, &x, &mut y).unwrap_err();
+    assert!(matches!(
+        err,
+        TapeError::LengthMismatch {
+            expected: 6,
+            found: 5,
+            ..
+        }
+    ));
+    Ok(())
+}

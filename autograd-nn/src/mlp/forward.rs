@@ -1,0 +1,195 @@
+//! The forward pass of a [`Layer`] and of an [`Mlp`], over parameters given as numbers (handles
+//! on a tape among them) or as leaves of a tape checked once ([`Leaves`]).
+
+use autograd_core::{Leaves, Number, Scalar, Var};
+
+use super::{resize, Layer, Mlp, MAX_WIDTH};
+use crate::NnError;
+
+impl Layer {
+    /// Evaluates the layer: `params` are this layer's own `param_count()` parameters, `x` its
+    /// `inputs` values, `y` receives its `outputs` values.
+    ///
+    /// # Panics
+    /// If a slice is shorter than stated (a programming error; [`Mlp::forward`] checks its
+    /// arguments and never passes such slices).
+    ///
+    /// ```
+    /// use autograd_nn::{Activation, Mlp};
+    /// let m = Mlp::new([2, 3, 1], Activation::Tanh, Activation::Linear);
+    /// let last = m.layers().last().unwrap();
+    /// assert_eq!((last.inputs, last.outputs, last.offset), (3, 1, 9));
+    /// let mut y = [0.0];
+    /// last.forward(&[1.0, 2.0, 3.0, 0.5], &[1.0, 1.0, -1.0], &mut y);
+    /// assert_eq!(y, [0.5]); // 0.5 + 1 + 2 - 3
+    /// ```
+    pub fn forward<T: Number>(&self, params: &[T], x: &[T], y: &mut [T]) {
+        self.forward_by(&params[..self.param_count()], x, y);
+    }
+
+    /// [`forward`](Self::forward) with this layer's own parameters `params`, wherever they are.
+    fn forward_by<T: Number, P: Params<T>>(&self, params: P, x: &[T], y: &mut [T]) {
+        let (x, y) = (&x[..self.inputs], &mut y[..self.outputs]);
+        // One layer statement on a tape (each output as `neuron` gives it).
+        params.affine(x, y);
+        for y_j in y.iter_mut() {
+            *y_j = self.activation.apply(*y_j);
+        }
+    }
+}
+
+/// A network's parameters, as [`Mlp`]'s forward pass reads them: a slice of numbers (handles on
+/// a tape among them), or leaves of a tape checked once ([`Leaves`]), which a layer reads from
+/// their slots without testing each handle on every sample.
+trait Params<T: Number>: Copy {
+    /// `layer`'s own parameters among the network's (`None` if there are too few).
+    fn of(self, layer: &Layer) -> Option<Self>;
+    /// `y[j] = w_j · x + b_j` over these parameters, rows of `x.len()` weights then a bias.
+    fn affine(self, x: &[T], y: &mut [T]);
+}
+
+impl<T: Number> Params<T> for &[T] {
+    fn of(self, layer: &Layer) -> Option<Self> {
+        self.get(layer.offset..layer.offset + layer.param_count())
+    }
+    fn affine(self, x: &[T], y: &mut [T]) {
+        T::affine_layer(self, x, y);
+    }
+}
+
+impl<'t, S: Scalar> Params<Var<'t, S>> for Leaves<'t, S> {
+    fn of(self, layer: &Layer) -> Option<Self> {
+        self.range(layer.offset, layer.param_count())
+    }
+    fn affine(self, x: &[Var<'t, S>], y: &mut [Var<'t, S>]) {
+        if Var::affine_layer_of(self, x, y).is_err() {
+            // Unreachable: `Mlp` passes a layer its own parameters and widths.
+            y.fill(Var::constant(S::ZERO));
+        }
+    }
+}
+
+impl<const D: usize> Mlp<D> {
+    /// Evaluates the network at `input`, writing `outputs()` values into `output`.
+    ///
+    /// Generic over the number type: `f64` parameters give plain inference, `Var` parameters
+    /// record the pass on their tape (one statement per layer, see
+    /// [`forward_slots`](Self::forward_slots)), dual numbers carry forward-mode derivatives.
+    ///
+    /// # Errors
+    /// [`NnError::LengthMismatch`] if a slice has the wrong length.
+    pub fn forward<T: Number>(
+        &self,
+        params: &[T],
+        input: &[T],
+        output: &mut [T],
+    ) -> Result<(), NnError> {
+        self.check_params(params.len())?;
+        self.forward_by(params, input, output)
+    }
+
+    /// [`forward`](Self::forward) on a tape whose parameters are the leaves `params`, checked
+    /// once ([`TapeView::leaves`](autograd_core::TapeView::leaves)): the same values, gradients
+    /// and slots as `forward` over their handles, without testing each parameter on every
+    /// sample. [`Trainer`](crate::Trainer) records this way.
+    ///
+    /// ```
+    /// use autograd_core::{Tape, Var};
+    /// use autograd_nn::{Activation, Mlp};
+    /// let m = Mlp::new([2, 3, 1], Activation::Tanh, Activation::Linear);
+    /// let tape = Tape::<f64, 64>::new();
+    /// let p: Vec<Var<f64>> = (0..13).map(|i| tape.var(0.1 * i as f64)).collect();
+    /// let leaves = tape.leaves(p[0].id().unwrap(), 13)?;
+    /// let x = [Var::constant(0.5), Var::constant(-1.0)];
+    /// let (mut a, mut b) = ([Var::constant(0.0)], [Var::constant(0.0)]);
+    /// m.forward_leaves(leaves, &x, &mut a)?;
+    /// m.forward(&p, &x, &mut b)?;
+    /// assert_eq!(a[0].value(), b[0].value());
+    /// let (ga, gb) = (tape.backward(a[0])?.wrt(p[4]), tape.backward(b[0])?.wrt(p[4]));
+    /// assert_eq!(ga, gb);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`forward`](Self::forward).
+    pub fn forward_leaves<'t, S: Scalar>(
+        &self,
+        params: Leaves<'t, S>,
+        input: &[Var<'t, S>],
+        output: &mut [Var<'t, S>],
+    ) -> Result<(), NnError> {
+        self.check_params(params.len())?;
+        self.forward_by(params, input, output)
+    }
+
+    /// The forward pass over parameters whose count was checked.
+    fn forward_by<T: Number, P: Params<T>>(
+        &self,
+        params: P,
+        input: &[T],
+        output: &mut [T],
+    ) -> Result<(), NnError> {
+        for (what, expected, actual) in [
+            ("inputs", self.inputs(), input.len()),
+            ("outputs", self.outputs(), output.len()),
+        ] {
+            if expected != actual {
+                return Err(NnError::LengthMismatch {
+                    what,
+                    expected,
+                    actual,
+                });
+            }
+        }
+        if D == 3 {
+            // One hidden layer (XOR's [2, 4, 1]): one buffer. A buffer holds MAX_WIDTH values
+            // (a tape handle is 32 bytes on a 32-bit part: 2 KiB a buffer), so the second one
+            // lives in `forward_deep`'s frame, which a shallow network never enters.
+            let [hidden, out] = [self.layers().next(), self.layers().nth(1)];
+            let (Some(hidden), Some(out)) = (hidden, out) else {
+                return Ok(());
+            };
+            let (Some(hp), Some(op)) = (params.of(&hidden), params.of(&out)) else {
+                return Ok(());
+            };
+            let mut h = heapless::Vec::new();
+            resize(&mut h, hidden.outputs, 1)?;
+            hidden.forward_by(hp, input, &mut h);
+            out.forward_by(op, &h, output);
+            return Ok(());
+        }
+        self.forward_deep(params, input, output)?;
+        Ok(())
+    }
+
+    /// [`forward`](Self::forward) for two hidden layers or more: two buffers used in turn.
+    #[inline(never)]
+    fn forward_deep<T: Number, P: Params<T>>(
+        &self,
+        params: P,
+        input: &[T],
+        output: &mut [T],
+    ) -> Result<(), NnError> {
+        let (mut a, mut b) = (
+            heapless::Vec::<T, MAX_WIDTH>::new(),
+            heapless::Vec::<T, MAX_WIDTH>::new(),
+        );
+        let (mut x, mut y) = (&mut a, &mut b);
+        let last = D - 2;
+        for (l, layer) in self.layers().enumerate() {
+            let x_in: &[T] = if l == 0 { input } else { x };
+            let Some(own) = params.of(&layer) else {
+                return Ok(());
+            };
+            if l == last {
+                layer.forward_by(own, x_in, output);
+                break;
+            }
+            y.clear();
+            resize(y, layer.outputs, l + 1)?;
+            layer.forward_by(own, x_in, y);
+            core::mem::swap(&mut x, &mut y);
+        }
+        Ok(())
+    }
+}
