@@ -148,7 +148,8 @@ fn leaves_are_checked_once_when_made() -> Result<(), TapeError> {
 }
 
 #[test]
-fn a_layer_over_leaves_of_the_wrong_length_is_an_error() -> Result<(), TapeError> {
+fn a_layer_over_leaves_of_the_wrong_length_or_with_a_foreign_input_is_an_error(
+) -> Result<(), TapeError> {
     let tape = Tape::<f64, 32>::new();
     let params = [0.5, -1.0, 0.25, 2.0, 1.0].map(|p| tape.var(p));
     let leaves = tape.leaves(params[0].id().unwrap(), 5)?;
@@ -163,5 +164,11 @@ fn a_layer_over_leaves_of_the_wrong_length_is_an_error() -> Result<(), TapeError
             ..
         }
     ));
+    // An input from another tape: both tapes record the error, as with the handles.
+    let other = Tape::<f64, 32>::new();
+    let leaves = tape.leaves(params[0].id().unwrap(), 3)?;
+    Var::affine_layer_of(leaves, &[other.var(1.0), tape.var(2.0)], &mut y[..1])?;
+    assert_eq!(tape.check(), Err(TapeError::ForeignVar));
+    assert_eq!(other.check(), Err(TapeError::ForeignVar));
     Ok(())
 }

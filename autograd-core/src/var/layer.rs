@@ -134,9 +134,9 @@ pub(super) fn neuron<'t, S: Scalar>(
 /// finds no room reports the overflow, as every write does (the tape's sticky error; the rows
 /// keep their values and depend on nothing). Lengths as checked by [`Var::affine_layer`].
 ///
-/// One function for [`Var::affine_layer`] and [`neuron`] (a firmware links one copy): `y.len()`
-/// rows, each `x.len()` weights then a bias, from `params`, or, with `bias`, one row of the
-/// weights `params` and that bias.
+/// One function for [`Var::affine_layer`], [`neuron`] and [`Var::affine_layer_of`], generic
+/// over where the `y.len()` rows of `x.len()` weights and a bias come from ([`Source`]: handles,
+/// or leaves checked once).
 #[inline(never)]
 fn write<'t, S: Scalar, P: Source<'t, S>>(
     params: P,
@@ -154,7 +154,6 @@ fn write<'t, S: Scalar, P: Source<'t, S>>(
     if k < 2 || size > MAX_OPERANDS {
         return false;
     }
-    let rows = params;
     let Some(slots) = t.free_slots(size) else {
         // No room: the same decision as with room (the slots a layer takes must not depend on
         // the tape's capacity, or a tape too small for it would record it by the general write,
@@ -162,7 +161,7 @@ fn write<'t, S: Scalar, P: Source<'t, S>>(
         if !scan(
             t,
             w0,
-            rows,
+            params,
             m,
             x,
             |_, _, _, _| {},
@@ -182,7 +181,7 @@ fn write<'t, S: Scalar, P: Source<'t, S>>(
     let written = scan(
         t,
         w0,
-        rows,
+        params,
         m,
         x,
         |i, link, partial, value| inputs[i].put_paired(link, partial, value),
