@@ -8,7 +8,7 @@ use autograd_core::{AnomalyKind, Dual, Number, Op, Scalar, Tape, TapeError, Tape
 use proptest::prelude::*;
 
 mod common;
-use common::{inputs, kinds, Input};
+use common::{inputs, kinds, rounding_inputs, Input};
 
 /// How a layer is written in [`run`].
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -399,16 +399,7 @@ fn extreme_run(kinds: &[Input], xs: &[f64], ps: &[f64], m: usize, layer: bool) -
     let us: Vec<_> = xs.iter().map(|&v| tape.var(v)).collect();
     let u2 = tape.var(1e300);
     let params: Vec<_> = ps.iter().map(|&p| tape.var(p)).collect();
-    // Partials that round and overflow: 0.1 and 1e300 times the leaf.
-    let x: Vec<_> = inputs(kinds, &us, u2, xs)
-        .iter()
-        .enumerate()
-        .map(|(i, v)| match i % 3 {
-            0 => *v,
-            1 => *v * 0.1,
-            _ => *v * 1e300,
-        })
-        .collect();
+    let x = rounding_inputs(kinds, &us, u2, xs);
     let mut y = vec![Var::constant(0.0); m];
     record(!layer, &params, &x, &mut y);
     let out = y.iter().enumerate().fold(Var::constant(0.0), |s, (j, yj)| {

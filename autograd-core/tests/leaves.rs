@@ -3,11 +3,11 @@
 //! gradients and NaN provenance, bit for bit), whether it is one layer statement, falls back to
 //! the rows, or finds no room.
 
-use autograd_core::{AnomalyKind, NodeId, Tape, TapeError, TapeView, Var};
+use autograd_core::{AnomalyKind, NodeId, Tape, TapeError, Var};
 use proptest::prelude::*;
 
 mod common;
-use common::{inputs, kinds, Input};
+use common::{kinds, rounding_inputs, Input};
 
 /// Everything a recording shows, as bits (NaN as one): the tape drawn by Graphviz export (every statement,
 /// operation, operand and partial), the rows' values, the gradients with respect to the
@@ -20,22 +20,11 @@ fn record(
     of_leaves: bool,
     cap: usize,
 ) -> String {
-    let mut tape = Tape::<f64, 512>::new();
-    tape.clear();
-    let tape: &TapeView<f64> = &tape;
+    let tape = Tape::<f64, 512>::new();
     let us: Vec<_> = xs.iter().map(|&v| tape.var(v)).collect();
     let u2 = tape.var(0.5);
     let params: Vec<_> = ps.iter().map(|&p| tape.var(p)).collect();
-    // Partials that round and overflow: 0.1 and 1e300 times an input.
-    let x: Vec<_> = inputs(kinds, &us, u2, xs)
-        .iter()
-        .enumerate()
-        .map(|(i, v)| match i % 3 {
-            0 => *v,
-            1 => *v * 0.1,
-            _ => *v * 1e300,
-        })
-        .collect();
+    let x = rounding_inputs(kinds, &us, u2, xs);
     // Fill the tape up to `cap` free slots, to test the layer without room.
     while tape.capacity() - tape.len() > cap {
         tape.var(0.0);

@@ -54,6 +54,24 @@ pub fn inputs<'t>(
         .collect()
 }
 
+/// [`inputs`] times 1, 0.1 and 1e300 in turn: partials that round and that overflow.
+pub fn rounding_inputs<'t>(
+    kinds: &[Input],
+    us: &[Var<'t, f64>],
+    u2: Var<'t, f64>,
+    xs: &[f64],
+) -> Vec<Var<'t, f64>> {
+    inputs(kinds, us, u2, xs)
+        .iter()
+        .enumerate()
+        .map(|(i, v)| match i % 3 {
+            0 => *v,
+            1 => *v * 0.1,
+            _ => *v * 1e300,
+        })
+        .collect()
+}
+
 /// Every kind of input, for proptest.
 pub fn kinds() -> impl Strategy<Value = Input> {
     prop_oneof![
