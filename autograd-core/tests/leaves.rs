@@ -161,3 +161,45 @@ fn a_layer_over_leaves_of_the_wrong_length_or_with_a_foreign_input_is_an_error(
     assert_eq!(other.check(), Err(TapeError::ForeignVar));
     Ok(())
 }
+
+#[test]
+fn gradients_read_over_leaves_are_those_read_over_their_handles() -> Result<(), TapeError> {
+    let tape = Tape::<f64, 64>::new();
+    let other = Tape::<f64, 8>::new();
+    let p = [0.5, -2.0, 3.0].map(|v| tape.var(v));
+    let leaves = tape.leaves(p[0].id().unwrap(), 3)?;
+    let y = (p[0] * p[1]).exp() + p[2].sin() * p[0];
+    let g = tape.backward(y)?;
+    let (mut by_leaves, mut by_handles) = ([0.0; 3], [0.0; 3]);
+    g.write_leaves(leaves, &mut by_leaves)?;
+    g.write_to(&p, &mut by_handles)?;
+    assert_eq!(by_leaves, by_handles);
+    // d/dp0 = p1 e^(p0 p1) + sin p2, d/dp1 = p0 e^(p0 p1), d/dp2 = p0 cos p2 (by hand).
+    let e = (-1.0f64).exp();
+    let want = [-2.0 * e + 3.0f64.sin(), 0.5 * e, 0.5 * 3.0f64.cos()];
+    for (got, want) in by_leaves.iter().zip(want) {
+        assert!((got - want).abs() < 1e-15, "{got} vs {want}");
+    }
+    let mut short = [0.0; 2];
+    let err = g.write_leaves(leaves, &mut short).unwrap_err();
+    assert!(matches!(
+        err,
+        TapeError::LengthMismatch {
+            expected: 3,
+            found: 2,
+            ..
+        }
+    ));
+    other.var(1.0);
+    let foreign = other.leaves(NodeId::from_index(0), 1)?;
+    assert_eq!(
+        g.write_leaves(foreign, &mut short[..1]),
+        Err(TapeError::ForeignId)
+    );
+    tape.backward(p[1])?;
+    assert_eq!(
+        g.write_leaves(leaves, &mut by_leaves),
+        Err(TapeError::StaleGradients)
+    );
+    Ok(())
+}

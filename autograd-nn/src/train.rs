@@ -200,12 +200,9 @@ impl<'t, S: Scalar, const P: usize> Trainer<'t, S, P> {
         while start < batch.len() || penalty_pending {
             self.tape.rewind(self.params_end);
             let tape: &TapeView<S> = self.tape;
-            let mut vars = [Var::constant(S::ZERO); P];
-            for (v, id) in vars.iter_mut().zip(&self.ids) {
-                *v = tape.get(*id)?;
-            }
             // The parameters as leaves checked once a chunk: each layer reads its weights from
-            // their slots instead of testing a handle per weight per sample.
+            // their slots instead of testing a handle per weight per sample, and the gradient
+            // is read from their slots too.
             let Some(first) = self.ids.first() else {
                 // (`objective.check` above has refused a network without parameters.)
                 return Err(NnError::LengthMismatch {
@@ -217,6 +214,8 @@ impl<'t, S: Scalar, const P: usize> Trainer<'t, S, P> {
             let leaves = tape.leaves(*first, P)?;
             let capacity = tape.capacity();
             let penalty = if penalty_pending {
+                let vars: [Var<'_, S>; P] =
+                    core::array::from_fn(|i| leaves.get(i).unwrap_or(Var::constant(S::ZERO)));
                 Some(l2_penalty(objective.l2, &vars))
             } else {
                 None
@@ -299,7 +298,7 @@ impl<'t, S: Scalar, const P: usize> Trainer<'t, S, P> {
                 return Err(NnError::EmptyBatch);
             };
             let grads = tape.backward(total)?;
-            grads.write_to(&vars, &mut chunk_grads)?;
+            grads.write_leaves(leaves, &mut chunk_grads)?;
             for (g, c) in self.grads.iter_mut().zip(&chunk_grads) {
                 *g += *c;
             }

@@ -4,7 +4,7 @@ use core::fmt;
 
 use crate::{Scalar, TapeError, Var};
 
-use super::{NodeId, TapeView};
+use super::{Leaves, NodeId, TapeView};
 
 /// The gradients left by a backward sweep: `grads.wrt(x)` is `dy/dx`.
 ///
@@ -99,6 +99,43 @@ impl<'t, S: Scalar> Gradients<'t, S> {
                 }
                 _ => S::ZERO,
             };
+        }
+        Ok(())
+    }
+
+    /// Writes `dy/dl[i]` into `out[i]` for every leaf `l[i]` of `leaves` (a network's parameters
+    /// checked once, [`TapeView::leaves`]): the adjoints read from their slots in one pass, with
+    /// no handle to test per parameter.
+    ///
+    /// ```
+    /// use autograd_core::Tape;
+    /// let tape = Tape::<f64, 16>::new();
+    /// let p = [2.0, 3.0].map(|v| tape.var(v));
+    /// let leaves = tape.leaves(p[0].id().unwrap(), 2)?;
+    /// let mut g = [0.0; 2];
+    /// tape.backward(p[0] * p[1] * p[1])?.write_leaves(leaves, &mut g)?;
+    /// assert_eq!(g, [9.0, 12.0]);
+    /// # Ok::<(), autograd_core::TapeError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`TapeError::LengthMismatch`] if `out` and `leaves` differ in length,
+    /// [`TapeError::ForeignId`] if `leaves` are another tape's, [`TapeError::StaleGradients`] if
+    /// a later sweep replaced these gradients.
+    pub fn write_leaves(&self, leaves: Leaves<'_, S>, out: &mut [S]) -> Result<(), TapeError> {
+        self.fresh()?;
+        if !core::ptr::eq(leaves.tape(), self.tape) {
+            return Err(TapeError::ForeignId);
+        }
+        if leaves.len() != out.len() {
+            return Err(TapeError::LengthMismatch {
+                what: "gradient output",
+                expected: leaves.len(),
+                found: out.len(),
+            });
+        }
+        for (o, s) in out.iter_mut().zip(leaves.slots()) {
+            *o = s.adj();
         }
         Ok(())
     }
