@@ -28,8 +28,12 @@ fn main() {
             .unwrap_or(default)
     };
     let mut tape = autograd_bench::tape_f64();
-    match args.first().map(String::as_str) {
-        Some("moons") => {
+    // `rosenbrock` or `dense`: a benchmark function, by its name.
+    let function = args
+        .first()
+        .and_then(|a| Function::ALL.into_iter().find(|f| f.name() == a));
+    match (args.first().map(String::as_str), function) {
+        (Some("moons"), _) => {
             let (d, p) = (data(), init_params(1));
             let mut g = vec![0.0; PARAMS];
             for _ in 0..number(1, 3) {
@@ -40,10 +44,10 @@ fn main() {
             }
             println!("moons: {} slots, dloss/dp0 = {}", tape.len(), g[0]);
         }
-        Some("trainer") => {
+        (Some("trainer"), _) => {
             // The moons step as autograd-nn's `Trainer` takes it (`nn_step`): gradient and SGD.
             let d = data();
-            let start: [f64; PARAMS] = init_params(1).try_into().unwrap_or([0.0; PARAMS]);
+            let start: [f64; PARAMS] = init_params(1).try_into().expect("PARAMS parameters");
             let (objective, batch) = (nn_step::objective(), nn_step::samples(&d));
             let mut params = start;
             let mut sgd = Sgd::new(LearningRate::Constant(0.05));
@@ -64,7 +68,7 @@ fn main() {
                 params[0]
             );
         }
-        Some("moons-hand") => {
+        (Some("moons-hand"), _) => {
             let (d, p) = (data(), init_params(1));
             let mut g = vec![0.0; PARAMS];
             let mut l = 0.0;
@@ -73,12 +77,8 @@ fn main() {
             }
             println!("moons by hand: loss {l}, dloss/dp0 = {}", g[0]);
         }
-        Some(name @ ("rosenbrock" | "dense")) => {
-            let f = if name == "dense" {
-                Function::Dense
-            } else {
-                Function::Rosenbrock
-            };
+        (_, Some(f)) => {
+            let name = f.name();
             let (n, reps) = (number(1, 1000), number(2, 10));
             let x = point(n);
             let mut g = vec![0.0; n];

@@ -197,21 +197,21 @@ impl<'t, S: Scalar, const P: usize> Trainer<'t, S, P> {
         // Samples a chunk may take; lowered if a chunk overflows the tape.
         let mut max_chunk = usize::MAX;
         let mut chunk_grads = [S::ZERO; P];
+        // The first parameter's id (`objective.check` above has refused a network without).
+        let Some(&first) = self.ids.first() else {
+            return Err(NnError::LengthMismatch {
+                what: "parameters",
+                expected: model.param_count(),
+                actual: 0,
+            });
+        };
         while start < batch.len() || penalty_pending {
             self.tape.rewind(self.params_end);
             let tape: &TapeView<S> = self.tape;
             // The parameters as leaves checked once a chunk: each layer reads its weights from
             // their slots instead of testing a handle per weight per sample, and the gradient
             // is read from their slots too.
-            let Some(first) = self.ids.first() else {
-                // (`objective.check` above has refused a network without parameters.)
-                return Err(NnError::LengthMismatch {
-                    what: "parameters",
-                    expected: model.param_count(),
-                    actual: 0,
-                });
-            };
-            let leaves = tape.leaves(*first, P)?;
+            let leaves = tape.leaves(first, P)?;
             let capacity = tape.capacity();
             let penalty = if penalty_pending {
                 let vars: [Var<'_, S>; P] =

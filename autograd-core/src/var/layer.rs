@@ -43,13 +43,7 @@ impl<'t, S: Scalar> Var<'t, S> {
     /// ```
     pub fn affine_layer(params: &[Self], x: &[Self], y: &mut [Self]) -> Result<(), TapeError> {
         let k = x.len();
-        if params.len() != y.len() * (k + 1) {
-            return Err(TapeError::LengthMismatch {
-                what: "affine_layer's parameters",
-                expected: y.len() * (k + 1),
-                found: params.len(),
-            });
-        }
+        shape("affine_layer's parameters", params.len(), k, y.len())?;
         if !write(Rows { params, bias: None }, x, y) {
             for (yj, row) in y.iter_mut().zip(params.chunks_exact(k + 1)) {
                 let (w, b) = row.split_at(k);
@@ -88,13 +82,7 @@ impl<'t, S: Scalar> Var<'t, S> {
         y: &mut [Self],
     ) -> Result<(), TapeError> {
         let k = x.len();
-        if params.len() != y.len() * (k + 1) {
-            return Err(TapeError::LengthMismatch {
-                what: "affine_layer_of's parameters",
-                expected: y.len() * (k + 1),
-                found: params.len(),
-            });
-        }
+        shape("affine_layer_of's parameters", params.len(), k, y.len())?;
         if !write(params, x, y) {
             // Row by row, as `affine` writes each over the handles: a layer statement of one row
             // where it can be one, else the general write.
@@ -108,6 +96,20 @@ impl<'t, S: Scalar> Var<'t, S> {
             }
         }
         Ok(())
+    }
+}
+
+/// `Ok` if `found` parameters are `m` rows of `k` weights and a bias.
+fn shape(what: &'static str, found: usize, k: usize, m: usize) -> Result<(), TapeError> {
+    let expected = m * (k + 1);
+    if found == expected {
+        Ok(())
+    } else {
+        Err(TapeError::LengthMismatch {
+            what,
+            expected,
+            found,
+        })
     }
 }
 

@@ -42,6 +42,8 @@ impl Layer {
 /// a tape among them), or leaves of a tape checked once ([`Leaves`]), which a layer reads from
 /// their slots without testing each handle on every sample.
 trait Params<T: Number>: Copy {
+    /// How many parameters.
+    fn len(self) -> usize;
     /// `layer`'s own parameters among the network's (`None` if there are too few).
     fn of(self, layer: &Layer) -> Option<Self>;
     /// `y[j] = w_j · x + b_j` over these parameters, rows of `x.len()` weights then a bias.
@@ -49,6 +51,9 @@ trait Params<T: Number>: Copy {
 }
 
 impl<T: Number> Params<T> for &[T] {
+    fn len(self) -> usize {
+        <[T]>::len(self)
+    }
     fn of(self, layer: &Layer) -> Option<Self> {
         self.get(layer.offset..layer.offset + layer.param_count())
     }
@@ -58,6 +63,9 @@ impl<T: Number> Params<T> for &[T] {
 }
 
 impl<'t, S: Scalar> Params<Var<'t, S>> for Leaves<'t, S> {
+    fn len(self) -> usize {
+        Leaves::len(&self)
+    }
     fn of(self, layer: &Layer) -> Option<Self> {
         self.range(layer.offset, layer.param_count())
     }
@@ -84,7 +92,6 @@ impl<const D: usize> Mlp<D> {
         input: &[T],
         output: &mut [T],
     ) -> Result<(), NnError> {
-        self.check_params(params.len())?;
         self.forward_by(params, input, output)
     }
 
@@ -118,17 +125,18 @@ impl<const D: usize> Mlp<D> {
         input: &[Var<'t, S>],
         output: &mut [Var<'t, S>],
     ) -> Result<(), NnError> {
-        self.check_params(params.len())?;
         self.forward_by(params, input, output)
     }
 
-    /// The forward pass over parameters whose count was checked.
+    /// The forward pass of [`forward`](Self::forward) and
+    /// [`forward_leaves`](Self::forward_leaves), once the lengths are checked.
     fn forward_by<T: Number, P: Params<T>>(
         &self,
         params: P,
         input: &[T],
         output: &mut [T],
     ) -> Result<(), NnError> {
+        self.check_params(params.len())?;
         for (what, expected, actual) in [
             ("inputs", self.inputs(), input.len()),
             ("outputs", self.outputs(), output.len()),
@@ -149,9 +157,7 @@ impl<const D: usize> Mlp<D> {
             let (Some(hidden), Some(out)) = (hidden, out) else {
                 return Ok(());
             };
-            let (Some(hp), Some(op)) = (params.of(&hidden), params.of(&out)) else {
-                return Ok(());
-            };
+            let (hp, op) = (self.own(params, &hidden)?, self.own(params, &out)?);
             let mut h = heapless::Vec::new();
             resize(&mut h, hidden.outputs, 1)?;
             hidden.forward_by(hp, input, &mut h);
@@ -160,6 +166,16 @@ impl<const D: usize> Mlp<D> {
         }
         self.forward_deep(params, input, output)?;
         Ok(())
+    }
+
+    /// `layer`'s own parameters among `params` (whose count `check_params` accepted, so the
+    /// error is never seen: it stands where a silent empty result would otherwise be).
+    fn own<T: Number, P: Params<T>>(&self, params: P, layer: &Layer) -> Result<P, NnError> {
+        params.of(layer).ok_or(NnError::LengthMismatch {
+            what: "parameters",
+            expected: self.param_count(),
+            actual: params.len(),
+        })
     }
 
     /// [`forward`](Self::forward) for two hidden layers or more: two buffers used in turn.
@@ -178,9 +194,7 @@ impl<const D: usize> Mlp<D> {
         let last = D - 2;
         for (l, layer) in self.layers().enumerate() {
             let x_in: &[T] = if l == 0 { input } else { x };
-            let Some(own) = params.of(&layer) else {
-                return Ok(());
-            };
+            let own = self.own(params, &layer)?;
             if l == last {
                 layer.forward_by(own, x_in, output);
                 break;
