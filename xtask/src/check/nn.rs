@@ -1,15 +1,16 @@
 //! The `nn` suite: the losses of small MLPs (autograd-nn) as functions of their parameters, for
-//! every hidden activation and loss, reverse mode against forward mode and differences.
+//! every hidden activation and loss, reverse mode against forward mode and differences, and the
+//! gradient `autograd-nn`'s `Trainer` takes (parameters as leaves) against forward mode.
 
-use autograd_core::{Function, Number};
+use autograd_core::{gradient_forward, Function, Number, Tape};
 use autograd_nn::data::Sample;
 use autograd_nn::{
     Activation, BceWithLogits, Hinge, Init, Loss, Mlp, Objective, Rng as NnRng,
-    SoftmaxCrossEntropy, SquaredError,
+    SoftmaxCrossEntropy, SquaredError, Trainer,
 };
 
 use super::expr::Rng;
-use super::judge::gradient_case;
+use super::judge::{compare, gradient_case, CheckScalar};
 use super::{Case, Options, Outcome, Suite};
 
 /// A loss of a small MLP as a function of its parameters.
@@ -50,9 +51,68 @@ fn net_case<L: Loss + Copy + Send + Sync + 'static, const D: usize>(
                 batch: batch.clone(),
             };
             let kink = kink_margin(&objective, &params, &batch);
-            gradient_case::<f64, _>(&f, &params, kink, None, &|| name.clone())
+            let outcome = gradient_case::<f64, _>(&f, &params, kink, None, &|| name.clone());
+            if outcome.failure.is_some() || outcome.skipped.is_some() {
+                return outcome;
+            }
+            trainer_agrees(&f, &params, outcome, &name)
         }),
     }
+}
+
+/// `outcome` with one more comparison: the gradient `autograd-nn`'s `Trainer` takes (its layers
+/// read the parameters as leaves of its tape, its gradient read back from their slots: a path
+/// the reverse mode over handles above does not take) against forward mode's.
+fn trainer_agrees<L: Loss, const D: usize>(
+    f: &NetLoss<L, D>,
+    params: &[f64],
+    mut outcome: Outcome,
+    name: &str,
+) -> Outcome {
+    let trainer = match params.len() {
+        NET_PARAMS => trainer_gradient::<L, D, NET_PARAMS>(f, params),
+        NET3_PARAMS => trainer_gradient::<L, D, NET3_PARAMS>(f, params),
+        n => Err(format!("no trainer for {n} parameters in this suite")),
+    };
+    let mut fwd = vec![0.0; params.len()];
+    let both = trainer.and_then(|g| {
+        gradient_forward(f, params, &mut fwd)
+            .map(|_| g)
+            .map_err(|e| e.to_string())
+    });
+    let trainer = match both {
+        Ok(g) => g,
+        Err(e) => return Outcome::failure(format!("{name}: the trainer's gradient: {e}")),
+    };
+    let (ok, error, index) = compare(&trainer, &fwd, <f64 as CheckScalar>::between());
+    outcome.errors.push(("trainer vs forward", error));
+    if !ok {
+        outcome.failure = Some(format!(
+            "{name}: autograd-nn's Trainer gives d/dp{index} = {:e}, forward mode {:e}",
+            trainer[index], fwd[index]
+        ));
+    }
+    outcome
+}
+
+/// The parameter counts of the suite's networks: [2, 4, 3, 1] and [2, 5, 3].
+const NET_PARAMS: usize = 4 * 3 + 3 * 5 + 4;
+const NET3_PARAMS: usize = 5 * 3 + 3 * 6;
+
+/// `Trainer::gradient` of `f`'s objective on its batch at `params` (`P` of them).
+fn trainer_gradient<L: Loss, const D: usize, const P: usize>(
+    f: &NetLoss<L, D>,
+    params: &[f64],
+) -> Result<Vec<f64>, String> {
+    let params: [f64; P] = params
+        .try_into()
+        .map_err(|_| format!("{} parameters, not {P}", params.len()))?;
+    let mut tape = Box::new(Tape::<f64, 4096>::new());
+    let mut trainer = Trainer::new(&mut tape, &params).map_err(|e| e.to_string())?;
+    trainer
+        .gradient(&f.objective, &params, &f.batch)
+        .map_err(|e| e.to_string())?;
+    Ok(trainer.grads().to_vec())
 }
 
 /// How close the network is to a kink, in parameter units: the smallest |pre-activation| of a
