@@ -205,7 +205,8 @@ impl<'t, S: Scalar> Var<'t, S> {
     fn settled(self, tape: Option<&'t TapeView<S>>, op: Op, value: S) -> Self {
         if let Some(t) = tape {
             if !all_finite(value, self.partial) {
-                let index = non_finite(t, op, value, self.index, self.partial, self.n);
+                let [p0, p1] = self.partial;
+                let index = non_finite(t, op, value, pack(self.index), p0, p1, self.n);
                 return Var::labelled(t, index, value, op);
             }
         }
@@ -418,23 +419,21 @@ fn all_finite<S: Scalar>(value: S, p: [S; 2]) -> bool {
 
 /// A result whose value or partial is not finite is written at once as its own statement,
 /// labelled with the operation that produced it, so NaN provenance names that operation. (Cold
-/// and out of line, taking plain values: the hot path never spills a handle to memory for it.)
+/// and out of line, taking plain values, the indices packed: the hot path never spills a handle
+/// or an array of partials to memory for it.)
 #[cold]
 #[inline(never)]
 fn non_finite<S: Scalar>(
     t: &TapeView<S>,
     op: Op,
     value: S,
-    index: [u32; 2],
-    partial: [S; 2],
+    index: u64,
+    p0: S,
+    p1: S,
     n: u8,
 ) -> u32 {
-    let operands = [
-        (index[0], partial[0]),
-        (index[1], partial[1]),
-        (0, S::ZERO),
-        (0, S::ZERO),
-    ];
+    let index = unpack(index);
+    let operands = [(index[0], p0), (index[1], p1), (0, S::ZERO), (0, S::ZERO)];
     t.push4(op, value, operands, n as usize)
 }
 
