@@ -154,6 +154,13 @@ impl<S: Scalar> Slot<S> {
         self.link() & HEADER != 0
     }
 
+    /// `true` for a header without operands (a leaf, or a value that depends on nothing): the
+    /// sweep has nothing to send from it.
+    #[inline(always)]
+    pub(crate) fn is_alone(&self) -> bool {
+        self.link() & (HEADER | LAYER | COUNT_MASK) == HEADER
+    }
+
     /// `true` for a row of a layer statement (see `operands.rs`).
     #[inline(always)]
     pub(crate) fn is_layer(&self) -> bool {

@@ -93,6 +93,16 @@ impl<S: Scalar> TapeView<S> {
         while p > lo {
             let h = p - 1;
             let head = &slots[h];
+            // Leaves (a function's inputs, a network's parameters) send nothing: a run of them
+            // is passed over at once, before any adjoint is read.
+            if head.is_alone() {
+                p -= slots[lo..p]
+                    .iter()
+                    .rev()
+                    .take_while(|s| s.is_alone())
+                    .count();
+                continue;
+            }
             if head.is_layer() {
                 p = sweep_layer::<S, ABOVE>(slots, h, lo);
                 continue;
