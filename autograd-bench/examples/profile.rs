@@ -10,7 +10,9 @@
 //!
 //! `rosenbrock N REPS`: REPS reverse gradients of Rosenbrock in N inputs (divide the recording
 //! and sweep counts by `REPS * (N - 1)` for instructions per term); `dense N REPS` the same for
-//! `dense`; a third argument `plain` evaluates the function REPS times instead. `moons REPS`: REPS gradients
+//! `dense`; a third argument `plain` evaluates the function REPS times instead, `driver` takes the
+//! gradients through the core's `gradient_reverse` instead of the benchmarks' loop (its input
+//! handles then live on the heap past 32 KiB, as that driver documents). `moons REPS`: REPS gradients
 //! of micrograd's moons loss on the tape; `moons-hand REPS`: the same by the hand-written backprop;
 //! `trainer REPS`: REPS steps of the same network through autograd-nn's `Trainer` (and SGD).
 
@@ -90,8 +92,14 @@ fn main() {
                 println!("{name} n = {n}, plain: sum of values {y}");
                 return;
             }
+            let driver = args.get(3).map(String::as_str) == Some("driver");
             for _ in 0..reps {
-                if let Err(e) = reverse_gradient(&mut tape, f, &x, &mut g) {
+                let outcome = if driver {
+                    autograd_core::gradient_reverse(&f, &mut tape, &x, &mut g)
+                } else {
+                    reverse_gradient(&mut tape, f, &x, &mut g)
+                };
+                if let Err(e) = outcome {
                     eprintln!("error: {e}");
                     std::process::exit(2);
                 }
@@ -100,7 +108,7 @@ fn main() {
         }
         _ => {
             eprintln!(
-                "usage: profile rosenbrock|dense N REPS [plain] | profile moons|moons-hand|trainer REPS"
+                "usage: profile rosenbrock|dense N REPS [plain|driver] | profile moons|moons-hand|trainer REPS"
             );
             std::process::exit(2);
         }

@@ -33,7 +33,12 @@ pub fn reverse_gradient<S: Scalar>(
             })?;
     }
     let y = f.eval(&vars);
-    tape.backward(y)?.write_to(&vars, grad)?;
+    let grads = tape.backward(y)?;
+    // The inputs are consecutive leaves: their adjoints are read in one pass.
+    match vars.first().and_then(|v| v.id()) {
+        Some(first) => grads.write_leaves(tape.leaves(first, vars.len())?, grad)?,
+        None => grads.write_to(&vars, grad)?,
+    }
     Ok(y.value())
 }
 

@@ -209,7 +209,19 @@ pub(crate) fn write_gradient<S: Scalar>(
     out: &mut [S],
 ) -> Result<(), TapeError> {
     match sweep(tape, y, vars)? {
-        Some(grads) => grads.write_to(vars, out),
+        // `record` wrote the inputs as consecutive leaves: their adjoints are read in one pass
+        // (the handle-by-handle read stays as the fallback of an invariant that cannot fail).
+        Some(grads) => match vars.first().and_then(|v| v.id()) {
+            Some(first) => {
+                let leaves = tape.leaves(first, vars.len());
+                debug_assert!(leaves.is_ok(), "the inputs are consecutive leaves");
+                match leaves {
+                    Ok(leaves) => grads.write_leaves(leaves, out),
+                    Err(_) => grads.write_to(vars, out),
+                }
+            }
+            None => grads.write_to(vars, out),
+        },
         None => {
             out.iter_mut().for_each(|o| *o = S::ZERO);
             Ok(())
