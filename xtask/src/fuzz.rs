@@ -6,7 +6,8 @@
 //! `fuzz/corpus/<target>/` and writes what it discovers to `fuzz/target/corpus/<target>/`
 //! (ignored by git, kept between runs), so a run never dirties the working tree. A crash leaves
 //! its input in `fuzz/artifacts/<target>/`; the full libFuzzer log of each run is in
-//! `fuzz/target/xtask-<target>.log`.
+//! `fuzz/target/xtask-<target>.log`. libFuzzer's slow-unit reports are run again once before
+//! they count, so a stall of a shared machine does not fail the run.
 
 use std::fs;
 use std::io::{BufRead, BufReader};
@@ -37,6 +38,10 @@ const TARGETS: [(&str, &str); 3] = [
 const DEFAULT_SECONDS: u64 = 60;
 /// An input that takes longer than this is reported as a hang (a finding, like a crash).
 const TIMEOUT_PER_INPUT_S: u64 = 20;
+/// libFuzzer saves an input that took over 10 s as `slow-unit-*` and goes on. Such an input is
+/// run again once: under this it was the machine that stalled (a VM's pause), not the input, and
+/// it is not counted; at or over it, it counts as a finding.
+const SLOW_AGAIN_MS: u64 = 5_000;
 
 const HELP: &str = "\
 cargo xtask fuzz [TARGET] [--seconds N]
@@ -44,6 +49,8 @@ cargo xtask fuzz [TARGET] [--seconds N]
 Runs each cargo-fuzz target in fuzz/ (or only TARGET) for N seconds (default 60) with the nightly
 toolchain and prints executions, executions per second and crashes per target. Exits with 1 if
 any target crashed, hung or failed to build (the input is saved in fuzz/artifacts/<target>/).
+An input libFuzzer saves for being slow (over 10 s, `slow-unit-*`) is run once more and counted
+only if it takes 5 s or more again (else the machine stalled, and the report says so).
 Installs cargo-fuzz with `cargo install cargo-fuzz --locked` if it is missing.
 
 Targets:
@@ -295,8 +302,23 @@ fn fuzz_one(fuzz_dir: &Path, target: &str, seconds: u64) -> Result<Outcome, Stri
         let secs = stats.done_seconds.map(|s| s as f64).unwrap_or(elapsed);
         (executions as f64 / secs.max(1.0)).round() as u64
     });
-    let crashes = stats.artifacts.len() as u64;
     let mut report = stats.messages.clone();
+    let mut findings = stats.artifacts.clone();
+    for unit in &stats.slow_units {
+        match rerun_ms(fuzz_dir, target, unit)? {
+            Some(ms) if ms < SLOW_AGAIN_MS => report.push(format!(
+                "libFuzzer's slow unit {unit} ran again in {ms} ms: the machine stalled, not counted"
+            )),
+            again => {
+                report.push(match again {
+                    Some(ms) => format!("slow unit {unit} ran again in {ms} ms: counted"),
+                    None => format!("slow unit {unit} failed when run again: counted"),
+                });
+                findings.push(unit.clone());
+            }
+        }
+    }
+    let crashes = findings.len() as u64;
     if crashes > 0 || !status.success() {
         // Show the end of the log: the panic message and the failing input.
         let tail: Vec<&str> = log.lines().collect();
@@ -310,10 +332,34 @@ fn fuzz_one(fuzz_dir: &Path, target: &str, seconds: u64) -> Result<Outcome, Stri
         exec_per_s,
         crashes,
         ok: status.success(),
-        artifact: stats.artifacts.first().cloned(),
+        artifact: findings.first().cloned(),
         log: log_path,
         report,
     })
+}
+
+/// Runs `target` once on the saved input `unit` and returns the milliseconds libFuzzer reports
+/// for it (`Executed <unit> in N ms`), or `None` if the run failed or did not say.
+fn rerun_ms(fuzz_dir: &Path, target: &str, unit: &str) -> Result<Option<u64>, String> {
+    let out = cargo_fuzz(fuzz_dir)
+        .args(["run", target, unit, "--"])
+        .arg(format!("-timeout={TIMEOUT_PER_INPUT_S}"))
+        .stdout(Stdio::null())
+        .output()
+        .map_err(|e| format!("could not run cargo fuzz: {e}"))?;
+    if !out.status.success() {
+        return Ok(None);
+    }
+    Ok(String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .find_map(executed_ms))
+}
+
+/// The milliseconds of libFuzzer's `Executed <input> in N ms` line.
+fn executed_ms(line: &str) -> Option<u64> {
+    let rest = line.trim_end().strip_prefix("Executed ")?;
+    let (_, time) = rest.rsplit_once(" in ")?;
+    time.strip_suffix(" ms")?.parse().ok()
 }
 
 /// Figures read from libFuzzer's output.
@@ -329,6 +375,8 @@ struct Stats {
     last_count: u64,
     /// Inputs saved after a crash, timeout or out-of-memory.
     artifacts: Vec<String>,
+    /// Inputs libFuzzer saved for being slow (`slow-unit-*`; it goes on fuzzing).
+    slow_units: Vec<String>,
     messages: Vec<String>,
 }
 
@@ -352,8 +400,13 @@ impl Stats {
             }
         }
         if let Some(i) = line.find("Test unit written to ") {
-            self.artifacts
-                .push(line[i + "Test unit written to ".len()..].trim().to_string());
+            let unit = line[i + "Test unit written to ".len()..].trim().to_string();
+            let name = Path::new(&unit).file_name().and_then(|n| n.to_str());
+            if name.is_some_and(|n| n.starts_with("slow-unit-")) {
+                self.slow_units.push(unit);
+            } else {
+                self.artifacts.push(unit);
+            }
             self.messages.push(line.to_string());
         }
         if line.contains("panicked at")
@@ -406,6 +459,38 @@ mod tests {
             vec!["/w/fuzz/artifacts/differential/crash-0e9d".to_string()]
         );
         assert_eq!(s.messages.len(), 3);
+    }
+
+    #[test]
+    fn tells_a_slow_unit_from_a_crash() {
+        let mut s = Stats::default();
+        for line in [
+            "Slowest unit: 17 s:",
+            "artifact_prefix='/w/fuzz/artifacts/differential/'; Test unit written to /w/fuzz/artifacts/differential/slow-unit-8b16",
+            "#164272\tREDUCE cov: 14791 ft: 73391 corp: 4183/1412Kb exec/s: 406 rss: 550Mb",
+        ] {
+            s.read(line);
+        }
+        assert!(s.artifacts.is_empty());
+        assert_eq!(
+            s.slow_units,
+            ["/w/fuzz/artifacts/differential/slow-unit-8b16"]
+        );
+        assert_eq!(s.last_count, 164272);
+    }
+
+    #[test]
+    fn reads_the_time_of_a_rerun() {
+        let line = "Executed /w/fuzz/artifacts/differential/slow-unit-8b16 in 20 ms";
+        assert_eq!(executed_ms(line), Some(20));
+        assert_eq!(executed_ms("Executed /a dir/in x in 1500 ms\n"), Some(1500));
+        for other in [
+            "Running: /w/slow-unit-8b16",
+            "Executed /w/x in ms",
+            "Executed /w/x",
+        ] {
+            assert_eq!(executed_ms(other), None, "{other}");
+        }
     }
 
     #[test]
