@@ -86,12 +86,18 @@ impl<'t, S: Scalar> Var<'t, S> {
         if !write(params, x, y) {
             // Row by row, as `affine` writes each over the handles: a layer statement of one row
             // where it can be one, else the general write.
+            // (Every row is there: `shape` has checked the count. The error stands where a row
+            // left unwritten would otherwise be.)
+            let missing = TapeError::LengthMismatch {
+                what: "affine_layer_of's parameters",
+                expected: y.len() * (k + 1),
+                found: params.len(),
+            };
             for (j, yj) in y.iter_mut().enumerate() {
-                let Some(row) = params.range(j * (k + 1), k + 1) else {
-                    continue;
-                };
+                let row = params.range(j * (k + 1), k + 1).ok_or(missing)?;
+                let (value, _) = row.row(0, x, row.tape(), 0).ok_or(missing)?;
                 if !write(row, x, core::slice::from_mut(yj)) {
-                    *yj = super::nary::affine_of_leaves(row, x);
+                    *yj = super::nary::affine_of_leaves(row, x, value);
                 }
             }
         }

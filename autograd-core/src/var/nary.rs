@@ -94,16 +94,15 @@ impl<'t, S: Scalar> Terms<'t, S> for LeafAffine<'_, 't, S> {
     }
 }
 
-/// `w · x + b` over a row of leaves `row` (its `x.len()` weights, then the bias) as
-/// [`Var::affine`] writes it over their handles where it cannot be a layer statement.
-pub(super) fn affine_of_leaves<'t, S: Scalar>(row: Leaves<'t, S>, x: &[Var<'t, S>]) -> Var<'t, S> {
-    let terms = LeafAffine(row, x);
-    let value = |i| row.get(i).map_or(S::ZERO, Var::value);
-    let sum = x
-        .iter()
-        .enumerate()
-        .fold(value(x.len()), |s, (i, xi)| s + value(i) * xi.value);
-    nary(Op::Dot, sum, &terms)
+/// `w · x + b` over a row of leaves `row` (its `x.len()` weights, then the bias), whose value
+/// `value` the layer writer has summed, as [`Var::affine`] writes it over their handles where it
+/// cannot be a layer statement.
+pub(super) fn affine_of_leaves<'t, S: Scalar>(
+    row: Leaves<'t, S>,
+    x: &[Var<'t, S>],
+    value: S,
+) -> Var<'t, S> {
+    nary(Op::Dot, value, &LeafAffine(row, x))
 }
 
 /// The result of an n-ary statement that turned out to have `written <= 2` operands `p`, `q`

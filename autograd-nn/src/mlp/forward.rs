@@ -24,14 +24,27 @@ impl Layer {
     /// assert_eq!(y, [0.5]); // 0.5 + 1 + 2 - 3
     /// ```
     pub fn forward<T: Number>(&self, params: &[T], x: &[T], y: &mut [T]) {
-        self.forward_by(&params[..self.param_count()], x, y);
+        let (x, y) = (&x[..self.inputs], &mut y[..self.outputs]);
+        T::affine_layer(&params[..self.param_count()], x, y);
+        self.activate(y);
     }
 
     /// [`forward`](Self::forward) with this layer's own parameters `params`, wherever they are.
-    fn forward_by<T: Number, P: Params<T>>(&self, params: P, x: &[T], y: &mut [T]) {
+    fn forward_by<T: Number, P: Params<T>>(
+        &self,
+        params: P,
+        x: &[T],
+        y: &mut [T],
+    ) -> Result<(), NnError> {
         let (x, y) = (&x[..self.inputs], &mut y[..self.outputs]);
         // One layer statement on a tape (each output as `neuron` gives it).
-        params.affine(x, y);
+        params.affine(x, y)?;
+        self.activate(y);
+        Ok(())
+    }
+
+    /// The activation applied to each output.
+    fn activate<T: Number>(&self, y: &mut [T]) {
         for y_j in y.iter_mut() {
             *y_j = self.activation.apply(*y_j);
         }
@@ -47,7 +60,7 @@ trait Params<T: Number>: Copy {
     /// `layer`'s own parameters among the network's (`None` if there are too few).
     fn of(self, layer: &Layer) -> Option<Self>;
     /// `y[j] = w_j · x + b_j` over these parameters, rows of `x.len()` weights then a bias.
-    fn affine(self, x: &[T], y: &mut [T]);
+    fn affine(self, x: &[T], y: &mut [T]) -> Result<(), NnError>;
 }
 
 impl<T: Number> Params<T> for &[T] {
@@ -57,8 +70,9 @@ impl<T: Number> Params<T> for &[T] {
     fn of(self, layer: &Layer) -> Option<Self> {
         self.get(layer.offset..layer.offset + layer.param_count())
     }
-    fn affine(self, x: &[T], y: &mut [T]) {
+    fn affine(self, x: &[T], y: &mut [T]) -> Result<(), NnError> {
         T::affine_layer(self, x, y);
+        Ok(())
     }
 }
 
@@ -69,11 +83,8 @@ impl<'t, S: Scalar> Params<Var<'t, S>> for Leaves<'t, S> {
     fn of(self, layer: &Layer) -> Option<Self> {
         self.range(layer.offset, layer.param_count())
     }
-    fn affine(self, x: &[Var<'t, S>], y: &mut [Var<'t, S>]) {
-        if Var::affine_layer_of(self, x, y).is_err() {
-            // Unreachable: `Mlp` passes a layer its own parameters and widths.
-            y.fill(Var::constant(S::ZERO));
-        }
+    fn affine(self, x: &[Var<'t, S>], y: &mut [Var<'t, S>]) -> Result<(), NnError> {
+        Ok(Var::affine_layer_of(self, x, y)?)
     }
 }
 
@@ -153,16 +164,19 @@ impl<const D: usize> Mlp<D> {
             // One hidden layer (XOR's [2, 4, 1]): one buffer. A buffer holds MAX_WIDTH values
             // (a tape handle is 32 bytes on a 32-bit part: 2 KiB a buffer), so the second one
             // lives in `forward_deep`'s frame, which a shallow network never enters.
-            let [hidden, out] = [self.layers().next(), self.layers().nth(1)];
-            let (Some(hidden), Some(out)) = (hidden, out) else {
-                return Ok(());
+            let mut layers = self.layers();
+            let (Some(hidden), Some(out)) = (layers.next(), layers.next()) else {
+                return Err(NnError::LengthMismatch {
+                    what: "layers",
+                    expected: 2,
+                    actual: self.layers().count(),
+                });
             };
             let (hp, op) = (self.own(params, &hidden)?, self.own(params, &out)?);
             let mut h = heapless::Vec::new();
             resize(&mut h, hidden.outputs, 1)?;
-            hidden.forward_by(hp, input, &mut h);
-            out.forward_by(op, &h, output);
-            return Ok(());
+            hidden.forward_by(hp, input, &mut h)?;
+            return out.forward_by(op, &h, output);
         }
         self.forward_deep(params, input, output)?;
         Ok(())
@@ -196,12 +210,12 @@ impl<const D: usize> Mlp<D> {
             let x_in: &[T] = if l == 0 { input } else { x };
             let own = self.own(params, &layer)?;
             if l == last {
-                layer.forward_by(own, x_in, output);
+                layer.forward_by(own, x_in, output)?;
                 break;
             }
             y.clear();
             resize(y, layer.outputs, l + 1)?;
-            layer.forward_by(own, x_in, y);
+            layer.forward_by(own, x_in, y)?;
             core::mem::swap(&mut x, &mut y);
         }
         Ok(())
