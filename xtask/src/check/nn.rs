@@ -95,9 +95,12 @@ fn trainer_agrees<L: Loss, const D: usize>(
     outcome
 }
 
-/// The parameter counts of the suite's networks: [2, 4, 3, 1] and [2, 5, 3].
-const NET_PARAMS: usize = 4 * 3 + 3 * 5 + 4;
-const NET3_PARAMS: usize = 5 * 3 + 3 * 6;
+/// The widths of the suite's networks, and their parameter counts (which do not depend on the
+/// activations).
+const NET: [usize; 4] = [2, 4, 3, 1];
+const NET3: [usize; 3] = [2, 5, 3];
+const NET_PARAMS: usize = Mlp::new(NET, Activation::Linear, Activation::Linear).param_count();
+const NET3_PARAMS: usize = Mlp::new(NET3, Activation::Linear, Activation::Linear).param_count();
 
 /// `Trainer::gradient` of `f`'s objective on its batch at `params` (`P` of them).
 fn trainer_gradient<L: Loss, const D: usize, const P: usize>(
@@ -186,7 +189,7 @@ pub fn cases(o: &Options) -> Vec<Case> {
     for k in 0..seeds_per_net {
         let seed = o.seed.wrapping_mul(1000) + k as u64;
         for (an, act) in acts {
-            let net = Mlp::new([2, 4, 3, 1], act, Activation::Linear);
+            let net = Mlp::new(NET, act, Activation::Linear);
             let regression: Vec<Sample<2>> = batch(6, 2)
                 .into_iter()
                 .map(|s| Sample {
@@ -212,7 +215,7 @@ pub fn cases(o: &Options) -> Vec<Case> {
                 batch(6, 2),
                 seed,
             ));
-            let net3 = Mlp::new([2, 5, 3], act, Activation::Linear);
+            let net3 = Mlp::new(NET3, act, Activation::Linear);
             cases.push(net_case(
                 format!("[2,5,3] {an} softmax cross-entropy #{k}"),
                 Objective::new(net3, SoftmaxCrossEntropy).with_l2(1e-3),
