@@ -14,13 +14,13 @@
 //! is always timed by the wall clock, since its point is elapsed time.
 
 use std::hint::black_box;
-use std::time::Duration;
 
 mod reference;
 
 use autograd_bench::batch::{batch, check_parallel, check_sequential};
 use autograd_bench::facts::{self, QUICK_SIZES, REFERENCE_SIZES, SCALING_OPERANDS, SIZES};
 use autograd_bench::functions::{point, Function};
+use autograd_bench::harness::{config, quick, wall_clock};
 use autograd_bench::modes::central_differences;
 use autograd_bench::scaling::{record_chain, record_wide_sum};
 use autograd_bench::{analytic, moons, nn_step, rc_graph, tape_f32, tape_f64};
@@ -28,10 +28,6 @@ use autograd_core::{gradient_forward, gradient_forward_vec, gradient_reverse, Sc
 use autograd_nn::{LearningRate, Sgd};
 use criterion::measurement::Measurement;
 use criterion::{BenchmarkId, Criterion, Throughput};
-
-fn quick() -> bool {
-    std::env::var_os("AUTOGRAD_BENCH_QUICK").is_some_and(|v| v != "0")
-}
 
 /// Input sizes. The quadratic modes (n passes of an O(n) function: finite differences, forward
 /// mode) stop at 1000 in a full run (1024 would add about 10 s per mode and function and says
@@ -42,23 +38,6 @@ fn sizes(quadratic: bool) -> Vec<usize> {
         .copied()
         .filter(|&n| !quadratic || n <= 1000)
         .collect()
-}
-
-fn config() -> Criterion {
-    let c = Criterion::default();
-    if quick() {
-        c.warm_up_time(Duration::from_millis(100))
-            .measurement_time(Duration::from_millis(300))
-            .sample_size(10)
-            .nresamples(2_000)
-            .without_plots()
-    } else {
-        // About 15 minutes for the whole suite on a 2-core machine, criterion's plots included.
-        c.warm_up_time(Duration::from_millis(300))
-            .measurement_time(Duration::from_secs(1))
-            .sample_size(20)
-            .nresamples(10_000)
-    }
 }
 
 fn as_f32(x: &[f64]) -> Vec<f32> {
@@ -350,90 +329,6 @@ fn write_facts() {
     }
 }
 
-/// Per-thread CPU time as a criterion measurement (see the crate docs: "Which clock").
-#[cfg(target_os = "linux")]
-mod thread_cpu {
-    use std::time::Duration;
-
-    use criterion::measurement::{Measurement, ValueFormatter};
-    use criterion::Throughput;
-
-    /// CPU time consumed by the calling thread.
-    pub struct ThreadCpuTime;
-
-    fn now() -> Duration {
-        let mut ts = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: `ts` is a valid, writable timespec; the clock id is a constant the kernel
-        // supports since Linux 2.6.12. (Benchmark code only; the library crates allow none but the core's `Tape::boxed`.)
-        let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-        assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed");
-        Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
-    }
-
-    impl Measurement for ThreadCpuTime {
-        type Intermediate = Duration;
-        type Value = Duration;
-        fn start(&self) -> Duration {
-            now()
-        }
-        fn end(&self, start: Duration) -> Duration {
-            now().saturating_sub(start)
-        }
-        fn add(&self, a: &Duration, b: &Duration) -> Duration {
-            *a + *b
-        }
-        fn zero(&self) -> Duration {
-            Duration::ZERO
-        }
-        fn to_f64(&self, v: &Duration) -> f64 {
-            v.as_nanos() as f64
-        }
-        fn formatter(&self) -> &dyn ValueFormatter {
-            &Nanoseconds
-        }
-    }
-
-    /// Formats nanoseconds like criterion's wall-clock formatter.
-    struct Nanoseconds;
-
-    impl ValueFormatter for Nanoseconds {
-        fn scale_values(&self, ns: f64, values: &mut [f64]) -> &'static str {
-            let (factor, unit) = match ns {
-                x if x < 1e3 => (1.0, "ns"),
-                x if x < 1e6 => (1e-3, "µs"),
-                x if x < 1e9 => (1e-6, "ms"),
-                _ => (1e-9, "s"),
-            };
-            values.iter_mut().for_each(|v| *v *= factor);
-            unit
-        }
-        fn scale_throughputs(
-            &self,
-            ns: f64,
-            throughput: &Throughput,
-            values: &mut [f64],
-        ) -> &'static str {
-            let per_iter = match *throughput {
-                Throughput::Bytes(n) | Throughput::BytesDecimal(n) | Throughput::Elements(n) => {
-                    n as f64
-                }
-            };
-            let _ = ns;
-            values.iter_mut().for_each(|v| *v = per_iter * 1e3 / *v);
-            match *throughput {
-                Throughput::Elements(_) => "Melem/s (cpu)",
-                _ => "MB/s (cpu)",
-            }
-        }
-        fn scale_for_machines(&self, _values: &mut [f64]) -> &'static str {
-            "ns"
-        }
-    }
-}
-
 fn single_threaded<M: Measurement>(c: &mut Criterion<M>) {
     modes(c);
     moons_loss(c);
@@ -443,24 +338,17 @@ fn single_threaded<M: Measurement>(c: &mut Criterion<M>) {
 
 fn main() {
     write_facts();
-    let wall = std::env::var("AUTOGRAD_BENCH_CLOCK").is_ok_and(|v| v == "wall");
+    let wall = wall_clock();
     #[cfg(target_os = "linux")]
     if !wall {
         let mut c = config()
-            .with_measurement(thread_cpu::ThreadCpuTime)
+            .with_measurement(autograd_bench::harness::thread_cpu::ThreadCpuTime)
             .configure_from_args();
         single_threaded(&mut c);
         c.final_summary();
     }
-    #[cfg(target_os = "linux")]
-    let wall_for_all = wall;
-    #[cfg(not(target_os = "linux"))]
-    let wall_for_all = {
-        let _ = wall;
-        true
-    };
     let mut c = config().configure_from_args();
-    if wall_for_all {
+    if wall {
         single_threaded(&mut c);
     }
     rayon_batch(&mut c);

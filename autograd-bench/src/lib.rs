@@ -10,6 +10,7 @@
 //! - [`analytic`]: their gradients by hand; [`moons`]: micrograd's MLP demo with hand-written
 //!   backprop; [`rc_graph`]: micrograd's reference-counted graph, for comparison.
 //! - [`nn_step`]: the same training step through `autograd-nn`.
+//! - [`harness`]: criterion's settings and the clock, shared with the `enzyme/` crate.
 //! - [`modes`]: one full gradient per mode; [`scaling`]: tape shapes of 10^3..10^6 recorded
 //!   operands; [`batch`]: gradient checks sequential and with rayon; [`facts`]: bytes per slot
 //!   and slots recorded per benchmark.
@@ -38,6 +39,7 @@ pub mod analytic;
 pub mod batch;
 pub mod facts;
 pub mod functions;
+pub mod harness;
 pub mod modes;
 pub mod moons;
 pub mod nn_step;

@@ -9,6 +9,22 @@ use crate::functions::Function;
 /// fixed-size buffer so that a gradient allocates nothing).
 pub const MAX_INPUTS: usize = 1024;
 
+/// The core's `gradient_reverse` of `f` on an `f64` tape, as the benchmarks time it, compiled
+/// in this crate (not generic, not inlined across crates before link time). The nightly
+/// `enzyme/` crate times the tape through it: built with `-Zautodiff=Enable`, a crate that
+/// compiles the tape's code itself aborts Enzyme's type analysis.
+///
+/// # Errors
+/// As `gradient_reverse`.
+pub fn gradient_reverse_f64(
+    f: Function,
+    tape: &mut TapeView<f64>,
+    x: &[f64],
+    grad: &mut [f64],
+) -> Result<f64, TapeError> {
+    autograd_core::gradient_reverse(&f, tape, x, grad)
+}
+
 /// Reverse mode: clears `tape`, records `f` at `x`, sweeps back once and writes the gradient into
 /// `grad`. Returns `f(x)`.
 ///

@@ -9,7 +9,8 @@
 //!
 //! Modules: `options` (the command line), `criterion` (reading a run's results), `figures` (the
 //! derived figures and targets), `report` (the tables, PERFORMANCE.md, JSON), `plot` (the SVG),
-//! `machine` (what it ran on), `compile_time` (`--compile-time`).
+//! `machine` (what it ran on), `compile_time` (`--compile-time`), `enzyme` (`--enzyme`:
+//! `std::autodiff` in the same run).
 
 use std::path::PathBuf;
 use std::process::{Command, ExitCode};
@@ -21,6 +22,7 @@ use options::Options;
 
 mod compile_time;
 mod criterion;
+mod enzyme;
 mod figures;
 mod machine;
 mod options;
@@ -37,6 +39,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         quick,
         no_run,
         wall_clock,
+        enzyme,
         filter,
         compile,
         ops,
@@ -76,6 +79,18 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
             eprintln!("error: the benchmarks failed ({status})");
             return Ok(ExitCode::from(1));
         }
+        if enzyme
+            && !enzyme::run(
+                &project_root(),
+                &criterion_dir,
+                quick,
+                wall_clock,
+                filter.as_deref(),
+            )?
+        {
+            eprintln!("error: the enzyme/ benchmarks failed");
+            return Ok(ExitCode::from(1));
+        }
     }
 
     // Only this run's results, unless reporting from what is there.
@@ -113,10 +128,12 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     let rendered = report.render(&machine);
     println!("{rendered}");
     if filter.is_none() {
-        let command = match (quick, no_run) {
-            (_, true) => "cargo xtask bench --no-run",
-            (true, false) => "cargo xtask bench --quick",
-            (false, false) => "cargo xtask bench",
+        let command = match (quick, no_run, enzyme) {
+            (_, true, _) => "cargo xtask bench --no-run",
+            (true, false, false) => "cargo xtask bench --quick",
+            (true, false, true) => "cargo xtask bench --quick --enzyme",
+            (false, false, false) => "cargo xtask bench",
+            (false, false, true) => "cargo xtask bench --enzyme",
         };
         let perf = project_root().join("autograd-bench/PERFORMANCE.md");
         let old = std::fs::read_to_string(&perf).unwrap_or_default();

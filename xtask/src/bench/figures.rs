@@ -130,7 +130,11 @@ impl<'a> Report<'a> {
                     .strip_prefix("moons/")
                     .and_then(|s| s.strip_suffix("/337"))
                 {
-                    if mode != "plain_f64" {
+                    // (The `enzyme/` binary's own plain evaluations are its ratios' units.)
+                    if mode != "plain_f64"
+                        && !mode.starts_with("lto_")
+                        && !mode.starts_with("enzyme_")
+                    {
                         d.insert(format!("ratio/moons/{mode}/337"), v / plain);
                     }
                 }
@@ -220,6 +224,7 @@ impl<'a> Report<'a> {
                 }
             }
         }
+        super::enzyme::derive(m, &mut d);
         self.derived = d;
         self.targets = self.evaluate_targets();
     }

@@ -3,7 +3,7 @@
 use crate::cli::{Arg, Args};
 
 pub const HELP: &str = "\
-cargo xtask bench [--quick] [--wall-clock] [--no-run] [FILTER]
+cargo xtask bench [--quick] [--wall-clock] [--no-run] [--enzyme] [FILTER]
 cargo xtask bench --compile-time [--ops 1000,3000]
 
 Runs the autograd-bench criterion benchmarks, then prints medians and ratios and writes
@@ -14,6 +14,9 @@ Options:
   --wall-clock  time single-threaded benchmarks by the wall clock (default on Linux: the
                 thread's CPU time, robust on a shared machine; rayon is always wall clock)
   --no-run      only report from the results already in <target>/criterion
+  --enzyme      also time std::autodiff (Enzyme) on Rosenbrock and dense next to the tape, in
+                the nightly-only enzyme/ crate (installs the nightly of its
+                rust-toolchain.toml with the enzyme component; builds with fat LTO)
   FILTER        a criterion filter (regex over benchmark ids), e.g. 'moons'; a filtered run
                 does not rewrite autograd-bench/PERFORMANCE.md
   --compile-time  instead: time the release build of generated straight-line functions of
@@ -26,6 +29,8 @@ pub struct Options {
     pub quick: bool,
     pub no_run: bool,
     pub wall_clock: bool,
+    /// `--enzyme`: also run the `enzyme/` crate's benchmarks.
+    pub enzyme: bool,
     pub filter: Option<String>,
     /// `--compile-time`, with the operation counts of `--ops`.
     pub compile: bool,
@@ -38,6 +43,7 @@ pub fn parse(args: &[String]) -> Result<Option<Options>, String> {
         quick: false,
         no_run: false,
         wall_clock: false,
+        enzyme: false,
         filter: None,
         compile: false,
         ops: vec![1000, 3000],
@@ -57,6 +63,7 @@ pub fn parse(args: &[String]) -> Result<Option<Options>, String> {
             Arg::Option("--quick") => o.quick = true,
             Arg::Option("--no-run") => o.no_run = true,
             Arg::Option("--wall-clock") => o.wall_clock = true,
+            Arg::Option("--enzyme") => o.enzyme = true,
             Arg::Option(other) => return Err(args.unknown(other)),
             // A filter is a regex; one starting with `-` is more likely a mistyped option.
             Arg::Positional(s) if s.starts_with('-') => return Err(args.unknown(s)),
@@ -80,7 +87,8 @@ mod tests {
     #[test]
     fn options_and_mistakes() {
         let o = parsed(&["--quick", "moons", "--no-run"]).unwrap().unwrap();
-        assert!(o.quick && o.no_run && !o.wall_clock && !o.compile);
+        assert!(o.quick && o.no_run && !o.wall_clock && !o.compile && !o.enzyme);
+        assert!(parsed(&["--enzyme"]).unwrap().unwrap().enzyme);
         assert_eq!(o.filter.as_deref(), Some("moons"));
         let o = parsed(&["--compile-time", "--ops", "10, 20"])
             .unwrap()

@@ -107,6 +107,8 @@ impl Report<'_> {
             }
         }
 
+        super::enzyme::render(self, &mut s);
+
         // Key figures.
         let _ = writeln!(s, "\n| figure | value |\n|---|---:|");
         let mut row = |k: String, v: String| {
