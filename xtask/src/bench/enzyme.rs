@@ -14,7 +14,7 @@ use std::process::{Command, Stdio};
 use serde_json::Value;
 
 use super::criterion::Medians;
-use super::figures::{median_of, Report, FUNCTIONS};
+use super::figures::{median_of, Report};
 use super::report::{fmt_ns, fmt_ratio};
 
 /// What the `enzyme/` binary times, per function and n (see its crate docs).
@@ -22,6 +22,11 @@ const PLAIN: &str = "lto_plain_f64";
 const TAPE: &str = "lto_reverse_f64";
 const ENZYME_PLAIN: &str = "enzyme_plain_f64";
 const ENZYME: &str = "enzyme_f64";
+/// The hand-written backprop, built in the same binary (the moons loss only).
+const HAND: &str = "lto_hand_f64";
+
+/// The `enzyme/` binary's benchmark groups: the two functions, and the moons MLP loss.
+const GROUPS: [&str; 3] = ["rosenbrock", "dense", "moons"];
 
 /// Builds the `enzyme/` crate and runs its benchmarks into `criterion_dir`. `Ok(false)` if they
 /// failed (the binary exits 1 when an Enzyme gradient disagrees with the hand-written one).
@@ -129,9 +134,10 @@ fn sizes(m: &Medians, f: &str) -> Vec<usize> {
         .collect()
 }
 
-/// Each side's gradient over its own plain function, and the tape's time over Enzyme's.
+/// Each side's gradient over its own plain function, the tape's time over Enzyme's, and both
+/// over the hand-written backprop where it was timed.
 pub fn derive(m: &Medians, d: &mut BTreeMap<String, f64>) {
-    for f in FUNCTIONS {
+    for f in GROUPS {
         for n in sizes(m, f) {
             let t = |mode: &str| median_of(m, f, mode, n);
             if let (Some(g), Some(p)) = (t(TAPE), t(PLAIN)) {
@@ -143,6 +149,13 @@ pub fn derive(m: &Medians, d: &mut BTreeMap<String, f64>) {
             if let (Some(ours), Some(theirs)) = (t(TAPE), t(ENZYME)) {
                 d.insert(format!("tape_over_enzyme/{f}/{n}"), ours / theirs);
             }
+            if let Some(hand) = t(HAND) {
+                for (who, mode) in [("tape", TAPE), ("enzyme", ENZYME)] {
+                    if let Some(g) = t(mode) {
+                        d.insert(format!("{who}_over_hand_lto/{f}/{n}"), g / hand);
+                    }
+                }
+            }
         }
     }
 }
@@ -150,7 +163,7 @@ pub fn derive(m: &Medians, d: &mut BTreeMap<String, f64>) {
 /// The side-by-side table, if the run has Enzyme's figures.
 pub fn render(r: &Report, s: &mut String) {
     let m = r.medians;
-    let rows: Vec<(&str, usize)> = FUNCTIONS
+    let rows: Vec<(&str, usize)> = GROUPS
         .iter()
         .flat_map(|f| sizes(m, f).into_iter().map(move |n| (*f, n)))
         .filter(|(f, n)| median_of(m, f, ENZYME, *n).is_some())
@@ -162,11 +175,12 @@ pub fn render(r: &Report, s: &mut String) {
         s,
         "\n`std::autodiff` (Enzyme) in the same run (`--enzyme`): one nightly binary with fat LTO \
          times the plain function, this tape's gradient and Enzyme's (`enzyme/`; Enzyme's `dense` \
-         calls std's math, the tape's `libm`'s, each gradient over its own function):\n\n\
+         calls std's math, the tape's `libm`'s, and its moons loss is the same arithmetic written \
+         out; each gradient over its own function):\n\n\
          | function | n | plain | tape gradient | tape / plain | Enzyme's plain | Enzyme gradient \
          | Enzyme / plain | tape / Enzyme |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|"
     );
-    for (f, n) in rows {
+    for &(f, n) in &rows {
         let ns = |mode: &str| median_of(m, f, mode, n).map_or("–".into(), fmt_ns);
         let ratio = |k: String| r.derived.get(&k).map_or("–".into(), |v| fmt_ratio(*v));
         let _ = writeln!(
@@ -180,6 +194,23 @@ pub fn render(r: &Report, s: &mut String) {
             ratio(format!("ratio/{f}/{ENZYME}/{n}")),
             ratio(format!("tape_over_enzyme/{f}/{n}")),
         );
+    }
+    for &(f, n) in &rows {
+        if let Some(hand) = median_of(m, f, HAND, n) {
+            let ratio = |who: &str| {
+                r.derived
+                    .get(&format!("{who}_over_hand_lto/{f}/{n}"))
+                    .map_or("–".into(), |v| fmt_ratio(*v))
+            };
+            let _ = writeln!(
+                s,
+                "\n{f} ({n}): the hand-written backprop in the same binary takes {}; Enzyme's \
+                 gradient {} of that, the tape's {}.",
+                fmt_ns(hand),
+                ratio("enzyme"),
+                ratio("tape"),
+            );
+        }
     }
 }
 
@@ -209,14 +240,32 @@ mod tests {
         ] {
             m.insert(format!("rosenbrock/{mode}/100"), v);
         }
+        for (mode, v) in [
+            (PLAIN, 10.0),
+            (HAND, 20.0),
+            (TAPE, 100.0),
+            (ENZYME_PLAIN, 10.0),
+            (ENZYME, 40.0),
+        ] {
+            m.insert(format!("moons/{mode}/337"), v);
+        }
         let facts = BTreeMap::new();
         let r = Report::new(&m, &facts);
+        assert_eq!(r.derived["enzyme_over_hand_lto/moons/337"], 2.0);
+        assert_eq!(r.derived["tape_over_hand_lto/moons/337"], 5.0);
         assert_eq!(r.derived["ratio/rosenbrock/lto_reverse_f64/100"], 30.0);
         assert_eq!(r.derived["ratio/rosenbrock/enzyme_f64/100"], 2.5);
         assert_eq!(r.derived["tape_over_enzyme/rosenbrock/100"], 10.0);
         let mut s = String::new();
         render(&r, &mut s);
-        assert!(s.contains("| rosenbrock | 100 |"), "{s}");
+        assert!(
+            s.contains("| rosenbrock | 100 |") && s.contains("| moons | 337 |"),
+            "{s}"
+        );
+        assert!(
+            s.contains("Enzyme's gradient 2.00x of that, the tape's 5.00x"),
+            "{s}"
+        );
         assert!(
             s.contains("| 30.0x |") && s.contains("| 2.50x |") && s.contains("| 10.0x |"),
             "{s}"
