@@ -170,20 +170,11 @@ fn parse(args: &[String]) -> Result<Option<(Option<&str>, u64)>, String> {
     Ok(Some((target, seconds)))
 }
 
-/// `cargo +nightly fuzz` run in `fuzz/`, without the variables of the `cargo xtask` that runs us
-/// (they would pin the stable toolchain or leak this crate's settings).
+/// `cargo +nightly fuzz` run in `fuzz/` (always `fuzz/target`: the scratch corpus lives there,
+/// and a workspace target dir shared with sanitizer builds gains nothing).
 fn cargo_fuzz(fuzz_dir: &Path) -> Command {
-    let mut cmd = Command::new("cargo");
-    cmd.current_dir(fuzz_dir)
-        .env_remove("RUSTUP_TOOLCHAIN")
-        .env_remove("CARGO")
-        .env_remove("RUSTC")
-        .env_remove("RUSTFLAGS")
-        .env_remove("CARGO_ENCODED_RUSTFLAGS")
-        // Always fuzz/target: the scratch corpus lives there, and a workspace target dir shared
-        // with sanitizer builds gains nothing.
-        .env_remove("CARGO_TARGET_DIR")
-        .args(["+nightly", "fuzz"]);
+    let mut cmd = crate::toolchain::cargo("nightly", fuzz_dir);
+    cmd.arg("fuzz");
     cmd
 }
 

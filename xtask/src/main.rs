@@ -17,6 +17,7 @@ mod miri;
 mod mutants;
 mod svg;
 mod table;
+mod toolchain;
 
 const HELP: &str = "\
 cargo xtask <task> [options]

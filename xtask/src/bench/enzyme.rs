@@ -94,18 +94,10 @@ fn install(channel: &str) -> Result<(), String> {
     }
 }
 
-/// `cargo rustc --release -- -Zautodiff=Enable` in `dir` with `channel`, without the variables
-/// of the `cargo xtask` that runs us; returns the binary's path from cargo's JSON messages.
+/// `cargo rustc --release -- -Zautodiff=Enable` in `dir` with `channel`; returns the binary's path
+/// from cargo's JSON messages.
 fn build(dir: &Path, channel: &str) -> Result<PathBuf, String> {
-    let out = Command::new("cargo")
-        .current_dir(dir)
-        .env_remove("RUSTUP_TOOLCHAIN")
-        .env_remove("CARGO")
-        .env_remove("RUSTC")
-        .env_remove("RUSTFLAGS")
-        .env_remove("CARGO_ENCODED_RUSTFLAGS")
-        .env_remove("CARGO_TARGET_DIR")
-        .arg(format!("+{channel}"))
+    let out = crate::toolchain::cargo(channel, dir)
         .args([
             "rustc",
             "--release",
