@@ -62,7 +62,8 @@ pub mod thread_cpu {
             tv_nsec: 0,
         };
         // SAFETY: `ts` is a valid, writable timespec; the clock id is a constant the kernel
-        // supports since Linux 2.6.12. (Benchmark code only; the library crates allow none but the core's `Tape::boxed`.)
+        // supports since Linux 2.6.12. (Benchmark code only: the engine's crates allow no
+        // `unsafe` but the core's `Tape::boxed`.)
         let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
         assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed");
         Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)

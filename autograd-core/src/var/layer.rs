@@ -95,8 +95,8 @@ impl<'t, S: Scalar> Var<'t, S> {
             };
             for (j, yj) in y.iter_mut().enumerate() {
                 let row = params.range(j * (k + 1), k + 1).ok_or(missing)?;
-                let (value, _) = row.row(0, x, row.tape(), 0).ok_or(missing)?;
                 if !write(row, x, core::slice::from_mut(yj)) {
+                    let (value, _) = row.row(0, x, row.tape(), 0).ok_or(missing)?;
                     *yj = super::nary::affine_of_leaves(row, x, value);
                 }
             }

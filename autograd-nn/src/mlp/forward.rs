@@ -24,9 +24,9 @@ impl Layer {
     /// assert_eq!(y, [0.5]); // 0.5 + 1 + 2 - 3
     /// ```
     pub fn forward<T: Number>(&self, params: &[T], x: &[T], y: &mut [T]) {
-        let (x, y) = (&x[..self.inputs], &mut y[..self.outputs]);
-        T::affine_layer(&params[..self.param_count()], x, y);
-        self.activate(y);
+        // (Numbers always fit: only leaves can fail to.)
+        let written = self.forward_by(&params[..self.param_count()], x, y);
+        debug_assert!(written, "a slice of numbers is always a layer's parameters");
     }
 
     /// [`forward`](Self::forward) with this layer's own parameters `params`, wherever they are;
@@ -35,15 +35,10 @@ impl Layer {
         let (x, y) = (&x[..self.inputs], &mut y[..self.outputs]);
         // One layer statement on a tape (each output as `neuron` gives it).
         let written = params.affine(x, y);
-        self.activate(y);
-        written
-    }
-
-    /// The activation applied to each output.
-    fn activate<T: Number>(&self, y: &mut [T]) {
         for y_j in y.iter_mut() {
             *y_j = self.activation.apply(*y_j);
         }
+        written
     }
 }
 
