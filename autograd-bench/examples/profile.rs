@@ -15,12 +15,21 @@
 //! handles then live on the heap past 32 KiB, as that driver documents). `moons REPS`: REPS gradients
 //! of micrograd's moons loss on the tape; `moons-hand REPS`: the same by the hand-written backprop;
 //! `trainer REPS`: REPS steps of the same network through autograd-nn's `Trainer` (and SGD).
+//! `easy-ml rosenbrock|dense N REPS`: REPS gradients by easy-ml's `Record`, the reference crate
+//! the benchmarks time (`benches/reference.rs`).
+//!
+//! `cargo xtask bench` runs these under valgrind for its instruction counts (`instructions.rs`
+//! in xtask).
 
 use autograd_bench::functions::{point, Function};
 use autograd_bench::modes::reverse_gradient;
 use autograd_bench::moons::{data, hand_loss_gradient, init_params, tape_loss_gradient, PARAMS};
 use autograd_bench::nn_step;
 use autograd_nn::{LearningRate, Sgd};
+
+#[path = "../benches/reference.rs"]
+#[allow(dead_code)] // (num-dual's half is the benchmarks')
+mod reference;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -70,6 +79,24 @@ fn main() {
                 params[0]
             );
         }
+        (Some("easy-ml"), _) => {
+            let Some(f) = args
+                .get(1)
+                .and_then(|a| Function::ALL.into_iter().find(|f| f.name() == a))
+            else {
+                eprintln!("usage: profile easy-ml rosenbrock|dense N REPS");
+                std::process::exit(2);
+            };
+            let (n, reps) = (number(2, 1000), number(3, 10));
+            let x = point(n);
+            let mut g = vec![0.0; n];
+            let list = easy_ml::differentiation::WengertList::new();
+            let mut y = 0.0;
+            for _ in 0..reps {
+                y = reference::easy_ml_gradient(&list, f, std::hint::black_box(&x), &mut g);
+            }
+            println!("{} n = {n} by easy-ml: value {y}, g0 = {}", f.name(), g[0]);
+        }
         (Some("moons-hand"), _) => {
             let (d, p) = (data(), init_params(1));
             let mut g = vec![0.0; PARAMS];
@@ -108,7 +135,7 @@ fn main() {
         }
         _ => {
             eprintln!(
-                "usage: profile rosenbrock|dense N REPS [plain|driver] | profile moons|moons-hand|trainer REPS"
+                "usage: profile rosenbrock|dense N REPS [plain|driver] | profile moons|moons-hand|trainer REPS | profile easy-ml rosenbrock|dense N REPS"
             );
             std::process::exit(2);
         }

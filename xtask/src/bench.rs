@@ -10,7 +10,8 @@
 //! Modules: `options` (the command line), `criterion` (reading a run's results), `figures` (the
 //! derived figures and targets), `report` (the tables, PERFORMANCE.md, JSON), `plot` (the SVG),
 //! `machine` (what it ran on), `compile_time` (`--compile-time`), `enzyme` (`--enzyme`:
-//! `std::autodiff` in the same run).
+//! `std::autodiff` in the same run), `instructions` (the same workloads counted by valgrind, on
+//! every unfiltered run).
 
 use std::path::PathBuf;
 use std::process::{Command, ExitCode};
@@ -24,6 +25,7 @@ mod compile_time;
 mod criterion;
 mod enzyme;
 mod figures;
+mod instructions;
 mod machine;
 mod options;
 mod plot;
@@ -93,6 +95,18 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         }
     }
 
+    // Instruction counts: this run's (an unfiltered one), or the last ones with `--no-run`.
+    let counts = report_dir.join("instructions.tsv");
+    let counted = if no_run {
+        counts.exists()
+    } else if filter.is_none() {
+        // (An earlier run's counts must not pass for this one's.)
+        let _ = std::fs::remove_file(&counts);
+        instructions::run(&report_dir)?
+    } else {
+        false
+    };
+
     // Only this run's results, unless reporting from what is there.
     let since = if no_run { None } else { Some(started) };
     let medians = criterion::read_medians(&criterion_dir, since)?;
@@ -105,6 +119,9 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     let mut facts = criterion::read_facts(&report_dir.join("facts.tsv"));
     // The last `--compile-time` measurement, if any.
     facts.extend(criterion::read_facts(&report_dir.join("compile-time.tsv")));
+    if counted {
+        facts.extend(criterion::read_facts(&counts));
+    }
     let machine = machine::Machine {
         run: if no_run {
             "reported from existing results".to_string()

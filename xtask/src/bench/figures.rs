@@ -225,6 +225,7 @@ impl<'a> Report<'a> {
             }
         }
         super::enzyme::derive(m, &mut d);
+        super::instructions::derive(self.facts, &mut d);
         self.derived = d;
         self.targets = self.evaluate_targets();
     }
@@ -377,6 +378,7 @@ impl<'a> Report<'a> {
                 met: b.map(|b| b <= limit),
             });
         }
+        t.extend(super::instructions::targets(d));
         t
     }
 }

@@ -108,6 +108,7 @@ impl Report<'_> {
         }
 
         super::enzyme::render(self, &mut s);
+        super::instructions::render(self, &mut s);
 
         // Key figures.
         let _ = writeln!(s, "\n| figure | value |\n|---|---:|");

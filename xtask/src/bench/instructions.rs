@@ -1,0 +1,346 @@
+//! Instruction counts of the benchmark workloads, by valgrind (`cachegrind`, no cache model):
+//! the same gradients, plain evaluations and training steps the criterion run times, counted
+//! instead. A count does not move with the machine's load, where this VM's timings of the same
+//! code have differed by 2x between runs; the ratios below are the steady reading of the speed
+//! targets, reported beside the timed ones (whose goals stay in time).
+//!
+//! Each workload runs `autograd-bench/examples/profile.rs` twice, with `r1` and `r2`
+//! repetitions; `(I(r2) - I(r1)) / (r2 - r1)` is one repetition's count without the process's
+//! setup (the 2^21-slot tape's `memset` among it). Written to `<target>/bench-report/
+//! instructions.tsv` as `instr/<workload>`, which a later `--no-run` report reads again.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+use std::process::Command;
+
+use super::figures::{Report, Target};
+use super::report::fmt_ratio;
+use crate::project_root;
+
+/// A counted workload: its key (`function/mode/n`, or `moons/mode`), `profile`'s arguments with
+/// `{}` where the repetitions go, and the two repetition counts.
+struct Workload {
+    key: String,
+    args: Vec<String>,
+    reps: (u32, u32),
+}
+
+/// The sizes counted (the speed targets' n).
+const SIZES: [usize; 2] = [100, 1000];
+
+fn workloads() -> Vec<Workload> {
+    let mut w = Vec::new();
+    let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    for f in ["rosenbrock", "dense"] {
+        for n in SIZES {
+            let ns = n.to_string();
+            // Enough repetitions that one is well above valgrind's own noise (none: the counts
+            // repeat exactly), few enough to take about a second each.
+            let (few, plain) = if n >= 1000 { (10, 100) } else { (100, 1000) };
+            w.push(Workload {
+                key: format!("{f}/plain/{n}"),
+                args: args(&[f, &ns, "{}", "plain"]),
+                reps: (plain, 2 * plain),
+            });
+            w.push(Workload {
+                key: format!("{f}/reverse/{n}"),
+                args: args(&[f, &ns, "{}"]),
+                reps: (few, 2 * few),
+            });
+            w.push(Workload {
+                key: format!("{f}/easy_ml/{n}"),
+                args: args(&["easy-ml", f, &ns, "{}"]),
+                reps: (few, 2 * few),
+            });
+        }
+    }
+    for (mode, arg) in [
+        ("tape", "moons"),
+        ("hand", "moons-hand"),
+        ("trainer", "trainer"),
+    ] {
+        w.push(Workload {
+            key: format!("moons/{mode}"),
+            args: args(&[arg, "{}"]),
+            reps: (3, 5),
+        });
+    }
+    w
+}
+
+/// Counts every workload and writes `instructions.tsv` into `report_dir`. `Ok(false)` (and a
+/// note) where valgrind is not installed: the report then has no instruction counts.
+pub fn run(report_dir: &Path) -> Result<bool, String> {
+    let found = Command::new("valgrind").arg("--version").output();
+    if !found.is_ok_and(|o| o.status.success()) {
+        eprintln!("note: valgrind not found, so no instruction counts (apt-get install valgrind)");
+        return Ok(false);
+    }
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    eprintln!("building: cargo build --release -p autograd-bench --example profile");
+    let status = Command::new(cargo)
+        .current_dir(project_root())
+        .args([
+            "build",
+            "--release",
+            "-p",
+            "autograd-bench",
+            "--example",
+            "profile",
+        ])
+        .status()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    if !status.success() {
+        return Err(format!("building the profile example failed ({status})"));
+    }
+    let binary = super::target_dir().join("release/examples/profile");
+    let mut tsv = String::new();
+    for w in workloads() {
+        let count = |reps: u32| -> Result<u64, String> {
+            let args: Vec<String> = w
+                .args
+                .iter()
+                .map(|a| a.replace("{}", &reps.to_string()))
+                .collect();
+            let out = Command::new("valgrind")
+                .args([
+                    "--tool=cachegrind",
+                    "--cache-sim=no",
+                    "--cachegrind-out-file=/dev/null",
+                ])
+                .arg(&binary)
+                .args(&args)
+                .output()
+                .map_err(|e| format!("cannot run valgrind: {e}"))?;
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            if !out.status.success() {
+                return Err(format!("profile {} failed: {stderr}", args.join(" ")));
+            }
+            refs(&stderr)
+                .ok_or_else(|| format!("no instruction count in valgrind's output: {stderr}"))
+        };
+        let (r1, r2) = w.reps;
+        let (a, b) = (count(r1)?, count(r2)?);
+        let per = (b as f64 - a as f64) / f64::from(r2 - r1);
+        eprintln!("  {}: {per:.0} instructions", w.key);
+        let _ = writeln!(tsv, "instr/{}\t{per}", w.key);
+    }
+    let path = report_dir.join("instructions.tsv");
+    std::fs::write(&path, tsv).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    Ok(true)
+}
+
+/// The total of valgrind's `I refs:` line (`==123== I   refs:      60,482,444`).
+fn refs(stderr: &str) -> Option<u64> {
+    let line = stderr.lines().find(|l| l.contains("I   refs:"))?;
+    let digits: String = line
+        .rsplit(':')
+        .next()?
+        .chars()
+        .filter(|c| *c != ',' && !c.is_whitespace())
+        .collect();
+    digits.parse().ok()
+}
+
+/// The instruction ratios, from the counts among `facts`.
+pub fn derive(facts: &BTreeMap<String, f64>, d: &mut BTreeMap<String, f64>) {
+    let get = |k: String| facts.get(&format!("instr/{k}")).copied();
+    for f in ["rosenbrock", "dense"] {
+        for n in SIZES {
+            let (plain, rev, easy) = (
+                get(format!("{f}/plain/{n}")),
+                get(format!("{f}/reverse/{n}")),
+                get(format!("{f}/easy_ml/{n}")),
+            );
+            if let (Some(p), Some(r)) = (plain, rev) {
+                d.insert(format!("instr_ratio/{f}/reverse/{n}"), r / p);
+            }
+            if let (Some(e), Some(r)) = (easy, rev) {
+                d.insert(format!("instr_ratio/{f}/easy_ml_over_reverse/{n}"), e / r);
+            }
+        }
+    }
+    let hand = get("moons/hand".into());
+    for mode in ["tape", "trainer"] {
+        if let (Some(m), Some(h)) = (get(format!("moons/{mode}")), hand) {
+            d.insert(format!("instr_ratio/moons/{mode}_over_hand"), m / h);
+        }
+    }
+}
+
+/// The table of counts, if there are any.
+pub fn render(r: &Report, s: &mut String) {
+    let get = |k: String| r.facts.get(&format!("instr/{k}")).copied();
+    if !r.facts.keys().any(|k| k.starts_with("instr/")) {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "\nInstructions per gradient, evaluation or step, counted by valgrind (`cachegrind`) on \
+         `autograd-bench/examples/profile.rs` in the same run: the same for every run of the same \
+         code, whatever the machine's load.\n\n\
+         | function | n | plain f64 | reverse | reverse / plain | easy-ml Record | easy-ml / this |\n\
+         |---|---:|---:|---:|---:|---:|---:|"
+    );
+    let count = |v: Option<f64>| v.map_or("–".into(), thousands);
+    let ratio = |k: String| r.derived.get(&k).map_or("–".into(), |v| fmt_ratio(*v));
+    for f in ["rosenbrock", "dense"] {
+        for n in SIZES {
+            let _ = writeln!(
+                s,
+                "| {f} | {n} | {} | {} | {} | {} | {} |",
+                count(get(format!("{f}/plain/{n}"))),
+                count(get(format!("{f}/reverse/{n}"))),
+                ratio(format!("instr_ratio/{f}/reverse/{n}")),
+                count(get(format!("{f}/easy_ml/{n}"))),
+                ratio(format!("instr_ratio/{f}/easy_ml_over_reverse/{n}")),
+            );
+        }
+    }
+    let _ = writeln!(
+        s,
+        "\n| moons MLP (337 parameters, 100 samples) | instructions | / hand-written |\n|---|---:|---:|"
+    );
+    for (mode, label) in [
+        ("hand", "hand-written backprop (loss gradient)"),
+        ("tape", "tape (loss gradient)"),
+        ("trainer", "autograd-nn `Trainer` (gradient and SGD step)"),
+    ] {
+        let _ = writeln!(
+            s,
+            "| {label} | {} | {} |",
+            count(get(format!("moons/{mode}"))),
+            if mode == "hand" {
+                "1x".into()
+            } else {
+                ratio(format!("instr_ratio/moons/{mode}_over_hand"))
+            }
+        );
+    }
+}
+
+/// A count rounded to a whole number, its thousands separated: `1,237,848`.
+fn thousands(v: f64) -> String {
+    let digits = format!("{:.0}", v.abs());
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if v < 0.0 {
+        out.insert(0, '-');
+    }
+    out
+}
+
+/// The ratio targets again, judged on instruction counts (none where nothing was counted).
+pub fn targets(d: &BTreeMap<String, f64>) -> Vec<Target> {
+    let mut t = Vec::new();
+    let cells = |key: &dyn Fn(usize) -> String, ns: &[usize]| -> Vec<(usize, f64)> {
+        ns.iter()
+            .filter_map(|&n| Some((n, *d.get(&key(n))?)))
+            .collect()
+    };
+    let at = |got: &[(usize, f64)]| {
+        got.iter()
+            .map(|(n, r)| format!("{} at n = {n}", fmt_ratio(*r)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    for (name, f, ns, limit) in [
+        (
+            "reverse gradient / plain evaluation, Rosenbrock, in instructions",
+            "rosenbrock",
+            &SIZES[..],
+            8.0,
+        ),
+        (
+            "reverse gradient / plain evaluation, dense, in instructions",
+            "dense",
+            &SIZES[1..],
+            2.0,
+        ),
+    ] {
+        let got = cells(&|n| format!("instr_ratio/{f}/reverse/{n}"), ns);
+        if got.len() == ns.len() {
+            t.push(Target {
+                name,
+                goal: format!("<= {limit}x"),
+                measured: at(&got),
+                met: Some(got.iter().all(|(_, r)| *r <= limit)),
+            });
+        }
+    }
+    let easy = cells(
+        &|n| format!("instr_ratio/rosenbrock/easy_ml_over_reverse/{n}"),
+        &SIZES,
+    );
+    if easy.len() == SIZES.len() {
+        t.push(Target {
+            name: "easy-ml Record / this tape, Rosenbrock, in instructions",
+            goal: ">= 4x".into(),
+            measured: at(&easy),
+            met: Some(easy.iter().all(|(_, r)| *r >= 4.0)),
+        });
+    }
+    if let Some(r) = d.get("instr_ratio/moons/tape_over_hand") {
+        t.push(Target {
+            name: "tape / hand-written backprop (moons loss gradient), in instructions",
+            goal: "<= 3x".into(),
+            measured: fmt_ratio(*r),
+            met: Some(*r <= 3.0),
+        });
+    }
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_count_from_valgrinds_summary() {
+        let out = "==26783== Cachegrind, a cache and branch-prediction profiler\n\
+                   ==26783== \n==26783== I   refs:      60,482,444\n";
+        assert_eq!(refs(out), Some(60_482_444));
+        assert_eq!(refs("==1== error\n"), None);
+    }
+
+    #[test]
+    fn counts_read_with_their_thousands_separated() {
+        assert_eq!(thousands(1_237_848.0), "1,237,848");
+        assert_eq!(thousands(489.6), "490");
+        assert_eq!(thousands(100_000.0), "100,000");
+        assert_eq!(thousands(-1500.0), "-1,500");
+    }
+
+    #[test]
+    fn ratios_and_targets_from_counts() {
+        let mut facts = BTreeMap::new();
+        for n in SIZES {
+            facts.insert(format!("instr/rosenbrock/plain/{n}"), 10.0 * n as f64);
+            facts.insert(format!("instr/rosenbrock/reverse/{n}"), 80.0 * n as f64);
+            facts.insert(format!("instr/rosenbrock/easy_ml/{n}"), 300.0 * n as f64);
+        }
+        facts.insert("instr/dense/plain/1000".into(), 100.0);
+        facts.insert("instr/dense/reverse/1000".into(), 250.0);
+        facts.insert("instr/moons/hand".into(), 100.0);
+        facts.insert("instr/moons/tape".into(), 700.0);
+        let mut d = BTreeMap::new();
+        derive(&facts, &mut d);
+        assert_eq!(d["instr_ratio/rosenbrock/reverse/100"], 8.0);
+        assert_eq!(d["instr_ratio/rosenbrock/easy_ml_over_reverse/1000"], 3.75);
+        assert_eq!(d["instr_ratio/moons/tape_over_hand"], 7.0);
+        let t = targets(&d);
+        let met = |name: &str| t.iter().find(|t| t.name.contains(name)).unwrap().met;
+        assert_eq!(met("Rosenbrock, in"), Some(true)); // 8x at both n
+        assert_eq!(met("dense"), Some(false)); // 2.5x
+        assert_eq!(met("easy-ml"), Some(false)); // 3.75x
+        assert_eq!(met("moons"), Some(false)); // 7x
+                                               // Nothing counted, no target.
+        assert!(targets(&BTreeMap::new()).is_empty());
+    }
+}
