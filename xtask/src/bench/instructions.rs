@@ -18,6 +18,8 @@ use super::figures::{Report, Target};
 use super::report::fmt_ratio;
 use crate::project_root;
 
+mod parts;
+
 /// A counted workload: its key (`function/mode/n`, or `moons/mode`), `profile`'s arguments with
 /// `{}` where the repetitions go, and the two repetition counts.
 struct Workload {
@@ -95,20 +97,18 @@ pub fn run(report_dir: &Path) -> Result<bool, String> {
         return Err(format!("building the profile example failed ({status})"));
     }
     let binary = super::target_dir().join("release/examples/profile");
+    let out_file = report_dir.join("cachegrind.out");
     let mut tsv = String::new();
     for w in workloads() {
-        let count = |reps: u32| -> Result<u64, String> {
+        let count = |reps: u32| -> Result<(u64, BTreeMap<&str, u64>), String> {
             let args: Vec<String> = w
                 .args
                 .iter()
                 .map(|a| a.replace("{}", &reps.to_string()))
                 .collect();
             let out = Command::new("valgrind")
-                .args([
-                    "--tool=cachegrind",
-                    "--cache-sim=no",
-                    "--cachegrind-out-file=/dev/null",
-                ])
+                .args(["--tool=cachegrind", "--cache-sim=no"])
+                .arg(format!("--cachegrind-out-file={}", out_file.display()))
                 .arg(&binary)
                 .args(&args)
                 .output()
@@ -117,30 +117,25 @@ pub fn run(report_dir: &Path) -> Result<bool, String> {
             if !out.status.success() {
                 return Err(format!("profile {} failed: {stderr}", args.join(" ")));
             }
-            refs(&stderr)
-                .ok_or_else(|| format!("no instruction count in valgrind's output: {stderr}"))
+            let text = std::fs::read_to_string(&out_file)
+                .map_err(|e| format!("cannot read {}: {e}", out_file.display()))?;
+            parts::parse(&text).ok_or_else(|| format!("no count in {}", out_file.display()))
         };
         let (r1, r2) = w.reps;
-        let (a, b) = (count(r1)?, count(r2)?);
-        let per = (b as f64 - a as f64) / f64::from(r2 - r1);
-        eprintln!("  {}: {per:.0} instructions", w.key);
-        let _ = writeln!(tsv, "instr/{}\t{per}", w.key);
+        let ((a, parts_a), (b, parts_b)) = (count(r1)?, count(r2)?);
+        let per = |a: u64, b: u64| (b as f64 - a as f64) / f64::from(r2 - r1);
+        eprintln!("  {}: {:.0} instructions", w.key, per(a, b));
+        let _ = writeln!(tsv, "instr/{}\t{}", w.key, per(a, b));
+        for (part, _) in parts::PARTS {
+            let at = |p: &BTreeMap<&str, u64>| p.get(part).copied().unwrap_or(0);
+            let v = per(at(&parts_a), at(&parts_b));
+            let _ = writeln!(tsv, "instr_part/{}/{part}\t{v}", w.key);
+        }
     }
+    let _ = std::fs::remove_file(&out_file);
     let path = report_dir.join("instructions.tsv");
     std::fs::write(&path, tsv).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     Ok(true)
-}
-
-/// The total of valgrind's `I refs:` line (`==123== I   refs:      60,482,444`).
-fn refs(stderr: &str) -> Option<u64> {
-    let line = stderr.lines().find(|l| l.contains("I   refs:"))?;
-    let digits: String = line
-        .rsplit(':')
-        .next()?
-        .chars()
-        .filter(|c| *c != ',' && !c.is_whitespace())
-        .collect();
-    digits.parse().ok()
 }
 
 /// The instruction ratios, from the counts among `facts`.
@@ -217,6 +212,32 @@ pub fn render(r: &Report, s: &mut String) {
                 ratio(format!("instr_ratio/moons/{mode}_over_hand"))
             }
         );
+    }
+    render_parts(r, s);
+}
+
+/// The parts of every workload's count, one row each.
+fn render_parts(r: &Report, s: &mut String) {
+    let get = |k: String| r.facts.get(&k).copied();
+    let _ = write!(
+        s,
+        "\nWhere those instructions go, by the function that holds each one (code inlined counts \
+         for the function it is inlined into; `instructions/parts.rs` in xtask):\n\n| workload |"
+    );
+    for (_, title) in parts::PARTS {
+        let _ = write!(s, " {title} |");
+    }
+    let _ = writeln!(s, "\n|---|{}", "---:|".repeat(parts::PARTS.len()));
+    for w in workloads() {
+        if get(format!("instr/{}", w.key)).is_none() {
+            continue;
+        }
+        let _ = write!(s, "| {} |", w.key.replace('/', " "));
+        for (part, _) in parts::PARTS {
+            let v = get(format!("instr_part/{}/{part}", w.key));
+            let _ = write!(s, " {} |", v.map_or("–".into(), thousands));
+        }
+        s.push('\n');
     }
 }
 
@@ -300,14 +321,6 @@ pub fn targets(d: &BTreeMap<String, f64>) -> Vec<Target> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn reads_the_count_from_valgrinds_summary() {
-        let out = "==26783== Cachegrind, a cache and branch-prediction profiler\n\
-                   ==26783== \n==26783== I   refs:      60,482,444\n";
-        assert_eq!(refs(out), Some(60_482_444));
-        assert_eq!(refs("==1== error\n"), None);
-    }
 
     #[test]
     fn counts_read_with_their_thousands_separated() {
