@@ -45,10 +45,11 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         filter,
         compile,
         ops,
+        debuginfo,
     } = o;
     let target = target_dir();
     if compile {
-        return compile_time::run(&target, &ops);
+        return compile_time::run(&target, &ops, debuginfo);
     }
     let criterion_dir = target.join("criterion");
     let report_dir = target.join("bench-report");

@@ -1,11 +1,12 @@
-//! `cargo xtask bench --compile-time [--ops 1000,3000]`: what a differentiable function costs
+//! `cargo xtask bench --compile-time [--ops 1000,3000] [--debuginfo]`: what a differentiable function costs
 //! to compile. Generates straight-line functions of N operations written against
 //! `autograd_core::Number` (a mix of `+`, `-`, `*`, `sin`, `exp`, `tanh` and constants, each
 //! operation taking the previous value and often an earlier one), puts each in a crate of its
 //! own under `<target>/compile-time/` that depends on `autograd-core` by path, builds the
 //! dependencies first, then times `cargo build --release` of each crate alone: once
 //! instantiated for `Var<f64>` (through `gradient_reverse`), once for `Dual<f64>` (through
-//! `gradient_forward`). Writes `<target>/bench-report/compile-time.tsv`.
+//! `gradient_forward`), with cargo's default release profile (`--debuginfo`: `debug = 1`, this
+//! project's). Writes `<target>/bench-report/compile-time.tsv`.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -17,8 +18,9 @@ use crate::project_root;
 /// Inputs of the generated functions.
 const INPUTS: usize = 8;
 
-/// Runs the measurement for each operation count; returns the exit code.
-pub fn run(target: &Path, ops: &[usize]) -> Result<ExitCode, String> {
+/// Runs the measurement for each operation count, with cargo's default release profile or, with
+/// `debuginfo`, `debug = 1` (this project's); returns the exit code.
+pub fn run(target: &Path, ops: &[usize], debuginfo: bool) -> Result<ExitCode, String> {
     let dir = target.join("compile-time");
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let core = project_root().join("autograd-core");
@@ -45,11 +47,19 @@ pub fn run(target: &Path, ops: &[usize]) -> Result<ExitCode, String> {
         }
     }
     let quoted: Vec<String> = members.iter().map(|m| format!("{m:?}")).collect();
+    // Cargo's default release profile is what `cargo build --release` gives a user. With the
+    // project's `debug = 1`, rustc overflowed its stack on the 3,000-operation `Var<f64>`
+    // function (in LLVM's `DwarfCompileUnit::createAndAddScopeChildren`, which recurses through
+    // the scopes of the function's 3,000 nested `let`s); without debug info it builds.
+    let profile = if debuginfo {
+        "\n# As this project's release profile.\n[profile.release]\ndebug = 1\n"
+    } else {
+        ""
+    };
     write(
         &dir.join("Cargo.toml"),
         &format!(
-            "[workspace]\nresolver = \"2\"\nmembers = [{}]\n\n\
-             # As the project's release profile.\n[profile.release]\ndebug = 1\n",
+            "[workspace]\nresolver = \"2\"\nmembers = [{}]\n{profile}",
             quoted.join(", ")
         ),
     )?;
@@ -88,7 +98,10 @@ pub fn run(target: &Path, ops: &[usize]) -> Result<ExitCode, String> {
         );
         rows.push((name.clone(), wall, cpu));
         // Written after each build, so an interrupted run keeps what it measured.
-        let key = name.trim_start_matches("gen-").replacen('-', "/", 1);
+        let mut key = name.trim_start_matches("gen-").replacen('-', "/", 1);
+        if debuginfo {
+            key.push_str("/debuginfo");
+        }
         let _ = writeln!(tsv, "compile_s/{key}\t{wall}\ncompile_cpu_s/{key}\t{cpu}");
         write(&report.join("compile-time.tsv"), &tsv)?;
     }
@@ -96,10 +109,15 @@ pub fn run(target: &Path, ops: &[usize]) -> Result<ExitCode, String> {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "\nRelease build of one generated crate (dependencies already built): wall clock, and \
-         CPU = user + system time of cargo and rustc; load average {load_before} before, \
-         {load_after} after.\n\n\
-         | operations | Var<f64> (gradient_reverse) | Dual<f64> (gradient_forward) |\n|---:|---:|---:|"
+        "\nRelease build of one generated crate (dependencies already built; {}): wall \
+         clock, and CPU = user + system time of cargo and rustc; load average {load_before} \
+         before, {load_after} after.\n\n\
+         | operations | Var<f64> (gradient_reverse) | Dual<f64> (gradient_forward) |\n|---:|---:|---:|",
+        if debuginfo {
+            "debug = 1, this project's release profile"
+        } else {
+            "cargo's default release profile, no debug info"
+        }
     );
     for &n in ops {
         let cell = |mode: Mode| {

@@ -4,7 +4,7 @@ use crate::cli::{Arg, Args};
 
 pub const HELP: &str = "\
 cargo xtask bench [--quick] [--wall-clock] [--no-run] [--enzyme] [FILTER]
-cargo xtask bench --compile-time [--ops 1000,3000]
+cargo xtask bench --compile-time [--ops 1000,3000] [--debuginfo]
 
 Runs the autograd-bench criterion benchmarks, then prints medians and ratios and writes
 <target>/bench-report/summary.json and <target>/bench-report/time-vs-n.svg.
@@ -24,7 +24,11 @@ An unfiltered run also counts the instructions of the same gradients, evaluation
 steps with valgrind (cachegrind; skipped with a note if valgrind is not installed): counts do not
 move with the machine's load, and the ratio targets are judged on them too.
   --compile-time  instead: time the release build of generated straight-line functions of
-                --ops operations (default 1000,3000) for Var<f64> and Dual<f64>
+                --ops operations (default 1000,3000) for Var<f64> and Dual<f64>, with cargo's
+                default release profile (no debug info), as a user's `cargo build --release`
+  --debuginfo   with --compile-time: build them with debug = 1, this project's release
+                profile (rustc then overflows its stack on the 3,000-operation Var<f64>
+                function, in LLVM's debug-info output)
 ";
 
 /// What the command line asked for.
@@ -39,6 +43,8 @@ pub struct Options {
     /// `--compile-time`, with the operation counts of `--ops`.
     pub compile: bool,
     pub ops: Vec<usize>,
+    /// `--debuginfo`: the generated crates built with `debug = 1`.
+    pub debuginfo: bool,
 }
 
 /// The options, or `None` for `--help`.
@@ -51,12 +57,14 @@ pub fn parse(args: &[String]) -> Result<Option<Options>, String> {
         filter: None,
         compile: false,
         ops: vec![1000, 3000],
+        debuginfo: false,
     };
     let mut args = Args::new(args, HELP);
     while let Some(arg) = args.next()? {
         match arg {
             Arg::Help => return Ok(None),
             Arg::Option("--compile-time") => o.compile = true,
+            Arg::Option("--debuginfo") => o.debuginfo = true,
             Arg::Option("--ops") => {
                 o.ops = args
                     .value()
@@ -76,6 +84,9 @@ pub fn parse(args: &[String]) -> Result<Option<Options>, String> {
                 return Err(format!("only one filter is accepted (got a second: `{s}`)"))
             }
         }
+    }
+    if o.debuginfo && !o.compile {
+        return Err("--debuginfo is an option of --compile-time".into());
     }
     Ok(Some(o))
 }
@@ -97,7 +108,13 @@ mod tests {
         let o = parsed(&["--compile-time", "--ops", "10, 20"])
             .unwrap()
             .unwrap();
-        assert_eq!((o.compile, o.ops), (true, vec![10, 20]));
+        assert_eq!((o.compile, o.ops, o.debuginfo), (true, vec![10, 20], false));
+        let o = parsed(&["--compile-time", "--debuginfo"]).unwrap().unwrap();
+        assert!(o.compile && o.debuginfo);
+        assert!(
+            parsed(&["--debuginfo"]).is_err(),
+            "--debuginfo is an option of --compile-time"
+        );
         assert_eq!(parsed(&["-h"]).unwrap(), None);
         for bad in [
             &["--ops"][..],
