@@ -98,12 +98,20 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
 
     // Instruction counts: this run's (an unfiltered one), or the last ones with `--no-run`.
     let counts = report_dir.join("instructions.tsv");
+    let mut count_failed = false;
     let counted = if no_run {
         counts.exists()
     } else if filter.is_none() {
         // (An earlier run's counts must not pass for this one's.)
         let _ = std::fs::remove_file(&counts);
-        instructions::run(&report_dir)?
+        // A failed count loses the counts, not the criterion run before it (the report is
+        // written; the exit code says the count failed).
+        instructions::run(&report_dir).unwrap_or_else(|e| {
+            eprintln!("error: counting instructions failed, so the report has no counts: {e}");
+            let _ = std::fs::remove_file(&counts);
+            count_failed = true;
+            false
+        })
     } else {
         false
     };
@@ -169,7 +177,11 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     std::fs::write(&svg, plot::plot(&medians))
         .map_err(|e| format!("cannot write {}: {e}", svg.display()))?;
     println!("wrote {} and {}", summary.display(), svg.display());
-    Ok(ExitCode::SUCCESS)
+    Ok(if count_failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 fn target_dir() -> PathBuf {
