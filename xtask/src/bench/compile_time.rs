@@ -1,5 +1,5 @@
-//! `cargo xtask bench --compile-time [--ops 1000,3000] [--debuginfo]`: what a differentiable function costs
-//! to compile. Generates straight-line functions of N operations written against
+//! `cargo xtask bench --compile-time [--ops 1000,3000] [--debuginfo]`: what a differentiable
+//! function costs to compile. Generates straight-line functions of N operations written against
 //! `autograd_core::Number` (a mix of `+`, `-`, `*`, `sin`, `exp`, `tanh` and constants, each
 //! operation taking the previous value and often an earlier one), puts each in a crate of its
 //! own under `<target>/compile-time/` that depends on `autograd-core` by path, builds the

@@ -7,7 +7,8 @@
 //! Each workload runs `autograd-bench/examples/profile.rs` twice, with `r1` and `r2`
 //! repetitions; `(I(r2) - I(r1)) / (r2 - r1)` is one repetition's count without the process's
 //! setup (the 2^21-slot tape's `memset` among it). Written to `<target>/bench-report/
-//! instructions.tsv` as `instr/<workload>`, which a later `--no-run` report reads again.
+//! instructions.tsv` as `instr/<workload>` and, split by [`parts`], `instr_part/<workload>/
+//! <part>`, which a later `--no-run` report reads again.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -37,8 +38,8 @@ fn workloads() -> Vec<Workload> {
     for f in ["rosenbrock", "dense"] {
         for n in SIZES {
             let ns = n.to_string();
-            // Enough repetitions that one is well above valgrind's own noise (none: the counts
-            // repeat exactly), few enough to take about a second each.
+            // Few enough repetitions that a run takes about a second under valgrind (the counts
+            // repeat exactly, so any two repetition counts give the same difference).
             let (few, plain) = if n >= 1000 { (10, 100) } else { (100, 1000) };
             w.push(Workload {
                 key: format!("{f}/plain/{n}"),
