@@ -354,7 +354,8 @@ mod tests {
         assert_eq!(met("dense"), Some(false)); // 2.5x
         assert_eq!(met("easy-ml"), Some(false)); // 3.75x
         assert_eq!(met("moons"), Some(false)); // 7x
-                                               // Nothing counted, no target.
+
+        // Nothing counted, no target.
         assert!(targets(&BTreeMap::new()).is_empty());
     }
 }
