@@ -19,16 +19,16 @@ Options:
                 rust-toolchain.toml with the enzyme component; builds with fat LTO)
   FILTER        a criterion filter (regex over benchmark ids), e.g. 'moons'; a filtered run
                 does not rewrite autograd-bench/PERFORMANCE.md and counts no instructions
-
-An unfiltered run also counts the instructions of the same gradients, evaluations and training
-steps with valgrind (cachegrind; skipped with a note if valgrind is not installed): counts do not
-move with the machine's load, and the ratio targets are judged on them too.
   --compile-time  instead: time the release build of generated straight-line functions of
                 --ops operations (default 1000,3000) for Var<f64> and Dual<f64>, with cargo's
                 default release profile (no debug info), as a user's `cargo build --release`
   --debuginfo   with --compile-time: build them with debug = 1, this project's release
                 profile (rustc then overflows its stack on the 3,000-operation Var<f64>
                 function, in LLVM's debug-info output)
+
+An unfiltered run also counts the instructions of the same gradients, evaluations and training
+steps with valgrind (cachegrind; skipped with a note if valgrind is not installed): counts do not
+move with the machine's load, and the ratio targets are judged on them too.
 ";
 
 /// What the command line asked for.
