@@ -15,7 +15,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::process::Command;
 
-use super::figures::{Report, Target};
+use super::figures::{Report, Target, FUNCTIONS};
 use super::report::fmt_ratio;
 use crate::project_root;
 
@@ -35,7 +35,7 @@ const SIZES: [usize; 2] = [100, 1000];
 fn workloads() -> Vec<Workload> {
     let mut w = Vec::new();
     let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-    for f in ["rosenbrock", "dense"] {
+    for f in FUNCTIONS {
         for n in SIZES {
             let ns = n.to_string();
             // Few enough repetitions that a run takes about a second under valgrind (the counts
@@ -75,8 +75,7 @@ fn workloads() -> Vec<Workload> {
 /// Counts every workload and writes `instructions.tsv` into `report_dir`. `Ok(false)` (and a
 /// note) where valgrind is not installed: the report then has no instruction counts.
 pub fn run(report_dir: &Path) -> Result<bool, String> {
-    let found = Command::new("valgrind").arg("--version").output();
-    if !found.is_ok_and(|o| o.status.success()) {
+    if !crate::toolchain::available("valgrind") {
         eprintln!("note: valgrind not found, so no instruction counts (apt-get install valgrind)");
         return Ok(false);
     }
@@ -142,7 +141,7 @@ pub fn run(report_dir: &Path) -> Result<bool, String> {
 /// The instruction ratios, from the counts among `facts`.
 pub fn derive(facts: &BTreeMap<String, f64>, d: &mut BTreeMap<String, f64>) {
     let get = |k: String| facts.get(&format!("instr/{k}")).copied();
-    for f in ["rosenbrock", "dense"] {
+    for f in FUNCTIONS {
         for n in SIZES {
             let (plain, rev, easy) = (
                 get(format!("{f}/plain/{n}")),
@@ -181,7 +180,7 @@ pub fn render(r: &Report, s: &mut String) {
     );
     let count = |v: Option<f64>| v.map_or("–".into(), thousands);
     let ratio = |k: String| r.derived.get(&k).map_or("–".into(), |v| fmt_ratio(*v));
-    for f in ["rosenbrock", "dense"] {
+    for f in FUNCTIONS {
         for n in SIZES {
             let _ = writeln!(
                 s,

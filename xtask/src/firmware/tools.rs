@@ -4,7 +4,9 @@
 
 use std::ffi::OsStr;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Command;
+
+use crate::toolchain::available;
 
 /// The programs run on the host, with the Debian package that provides each.
 const PROGRAMS: [(&str, &str); 2] = [
@@ -63,16 +65,6 @@ impl Missing {
 /// variable `CI` is set (to anything but empty, `0` or `false`).
 pub fn should_install(flag: Option<bool>, ci: Option<&OsStr>) -> bool {
     flag.unwrap_or_else(|| ci.is_some_and(|v| !v.is_empty() && v != "0" && v != "false"))
-}
-
-/// `true` if `program --version` runs.
-fn available(program: &str) -> bool {
-    Command::new(program)
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
 }
 
 /// What of the programs and `targets` is missing. Without rustup, a target whose standard
