@@ -72,6 +72,7 @@ fn trainer_agrees<L: Loss, const D: usize>(
     let trainer = match params.len() {
         NET_PARAMS => trainer_gradient::<L, D, NET_PARAMS>(f, params),
         NET3_PARAMS => trainer_gradient::<L, D, NET3_PARAMS>(f, params),
+        NARROW_PARAMS => trainer_gradient::<L, D, NARROW_PARAMS>(f, params),
         n => Err(format!("no trainer for {n} parameters in this suite")),
     };
     let mut fwd = vec![0.0; params.len()];
@@ -99,8 +100,12 @@ fn trainer_agrees<L: Loss, const D: usize>(
 /// activations).
 const NET: [usize; 4] = [2, 4, 3, 1];
 const NET3: [usize; 3] = [2, 5, 3];
+/// A network whose last layer has one input: no layer statement (that takes two inputs or more),
+/// so the `Trainer` records that layer through `affine_layer_of`'s row-by-row fallback.
+const NARROW: [usize; 4] = [2, 3, 1, 1];
 const NET_PARAMS: usize = Mlp::new(NET, Activation::Linear, Activation::Linear).param_count();
 const NET3_PARAMS: usize = Mlp::new(NET3, Activation::Linear, Activation::Linear).param_count();
+const NARROW_PARAMS: usize = Mlp::new(NARROW, Activation::Linear, Activation::Linear).param_count();
 
 /// `Trainer::gradient` of `f`'s objective on its batch at `params` (`P` of them).
 fn trainer_gradient<L: Loss, const D: usize, const P: usize>(
@@ -213,6 +218,19 @@ pub fn cases(o: &Options) -> Vec<Case> {
                 format!("[2,4,3,1] {an} BCE with logits #{k}"),
                 Objective::new(net, BceWithLogits),
                 batch(6, 2),
+                seed,
+            ));
+            let narrow: Vec<Sample<2>> = batch(6, 2)
+                .into_iter()
+                .map(|s| Sample {
+                    y: s.x[0] - s.x[1],
+                    ..s
+                })
+                .collect();
+            cases.push(net_case(
+                format!("[2,3,1,1] {an} squared error #{k}"),
+                Objective::new(Mlp::new(NARROW, act, Activation::Linear), SquaredError),
+                narrow,
                 seed,
             ));
             let net3 = Mlp::new(NET3, act, Activation::Linear);
