@@ -1,7 +1,8 @@
 //! `TapeView::leaves` and `Var::affine_layer_of`: a layer over leaves checked once must record
 //! exactly what `Var::affine_layer` records over the same leaves' handles (the same slots, values,
 //! gradients and NaN provenance, bit for bit), whether it is one layer statement, falls back to
-//! the rows, or finds no room.
+//! the rows, or finds no room; and `Var::affine_layer_of_then` exactly what either records
+//! followed by the activation on each output.
 
 use autograd_core::{AnomalyKind, NodeId, Tape, TapeError, Var};
 use proptest::prelude::*;
@@ -17,7 +18,7 @@ fn record(
     xs: &[f64],
     ps: &[f64],
     m: usize,
-    of_leaves: bool,
+    (path, act): (Path, usize),
     cap: usize,
 ) -> String {
     let tape = Tape::<f64, 512>::new();
@@ -30,11 +31,16 @@ fn record(
         tape.var(0.0);
     }
     let mut y = vec![Var::constant(0.0); m];
-    if of_leaves {
-        let leaves = tape.leaves(params[0].id().unwrap(), params.len()).unwrap();
-        Var::affine_layer_of(leaves, &x, &mut y).unwrap();
-    } else {
-        Var::affine_layer(&params, &x, &mut y).unwrap();
+    let leaves = || tape.leaves(params[0].id().unwrap(), params.len()).unwrap();
+    match path {
+        Path::Handles => Var::affine_layer(&params, &x, &mut y).unwrap(),
+        Path::Leaves => Var::affine_layer_of(leaves(), &x, &mut y).unwrap(),
+        Path::LeavesThen => {
+            Var::affine_layer_of_then(leaves(), &x, &mut y, |v| activate(act, v)).unwrap()
+        }
+    }
+    if path != Path::LeavesThen {
+        y.iter_mut().for_each(|v| *v = activate(act, *v));
     }
     let out = y.iter().enumerate().fold(Var::constant(0.0), |s, (j, yj)| {
         s + *yj * (0.3 * j as f64 - 0.7)
@@ -55,6 +61,30 @@ fn record(
         shown += &format!(" {} {} {} {}", a.index, a.op, kind, bits(a.value));
     }
     shown
+}
+
+/// How [`record`] writes the layer.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Path {
+    /// `Var::affine_layer` over the parameters' handles, then the activation.
+    Handles,
+    /// `Var::affine_layer_of` over them as leaves, then the activation.
+    Leaves,
+    /// `Var::affine_layer_of_then` with the activation.
+    LeavesThen,
+}
+
+/// The activations tried (by number, `0..ACTIVATIONS`): the identity, and those autograd-nn
+/// passes to `affine_layer_of_then`.
+const ACTIVATIONS: usize = 5;
+fn activate(act: usize, v: Var<'_, f64>) -> Var<'_, f64> {
+    match act {
+        0 => v,
+        1 => v.tanh(),
+        2 => v.relu(),
+        3 => v.sigmoid(),
+        _ => v.leaky_relu(0.01),
+    }
 }
 
 /// A value's bits, every NaN alike: a NaN's sign and payload are not specified by the operation
@@ -93,11 +123,14 @@ proptest! {
             Just(m),
             prop_oneof![Just(512usize), 0usize..12],
         )),
+        act in 0..ACTIVATIONS,
     ) {
         let (kinds, xs, ps, m, room) = layer;
-        let handles = record(&kinds, &xs, &ps, m, false, room);
-        let leaves = record(&kinds, &xs, &ps, m, true, room);
-        prop_assert_eq!(leaves, handles);
+        let handles = record(&kinds, &xs, &ps, m, (Path::Handles, act), room);
+        let leaves = record(&kinds, &xs, &ps, m, (Path::Leaves, act), room);
+        prop_assert_eq!(&leaves, &handles);
+        let then = record(&kinds, &xs, &ps, m, (Path::LeavesThen, act), room);
+        prop_assert_eq!(then, handles);
     }
 }
 

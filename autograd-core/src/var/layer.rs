@@ -44,7 +44,7 @@ impl<'t, S: Scalar> Var<'t, S> {
     pub fn affine_layer(params: &[Self], x: &[Self], y: &mut [Self]) -> Result<(), TapeError> {
         let k = x.len();
         shape("affine_layer's parameters", params.len(), k, y.len())?;
-        if !write(Rows { params, bias: None }, x, y) {
+        if !write(Rows { params, bias: None }, x, y, &mut |v| v) {
             for (yj, row) in y.iter_mut().zip(params.chunks_exact(k + 1)) {
                 let (w, b) = row.split_at(k);
                 *yj = Var::affine(w, x, b[0])?;
@@ -81,9 +81,42 @@ impl<'t, S: Scalar> Var<'t, S> {
         x: &[Self],
         y: &mut [Self],
     ) -> Result<(), TapeError> {
+        Var::affine_layer_of_then(params, x, y, |v| v)
+    }
+
+    /// [`Var::affine_layer_of`] with each output then passed through `f` (an activation):
+    /// `y[j] = f(w_j · x + b_j)`, the same values, gradients and slots as `affine_layer_of`
+    /// followed by `f` on each output, applied as each row's handle is made rather than in a
+    /// second pass over the outputs. This is how `autograd-nn`'s trainer records a layer and its
+    /// activation.
+    ///
+    /// # Errors
+    /// [`TapeError::LengthMismatch`] if `params` does not hold `y.len()` rows of `x.len() + 1`.
+    ///
+    /// ```
+    /// use autograd_core::{Tape, Var};
+    /// let tape = Tape::<f64, 32>::new();
+    /// let params = [0.5, -1.0, 0.25, 2.0, 1.0, -3.0].map(|p| tape.var(p));
+    /// let leaves = tape.leaves(params[0].id().unwrap(), 6)?;
+    /// let x = [Var::constant(4.0), tape.var(3.0)];
+    /// let mut y = [Var::constant(0.0); 2];
+    /// Var::affine_layer_of_then(leaves, &x, &mut y, Var::relu)?;
+    /// // relu(-0.75) = 0, relu(8) = 8: only the second row passes a gradient.
+    /// assert_eq!((y[0].value(), y[1].value()), (0.0, 8.0));
+    /// let g = tape.backward(y[0] + y[1])?;
+    /// assert_eq!((g.wrt(params[0]), g.wrt(params[3]), g.wrt(params[5])), (0.0, 4.0, 1.0));
+    /// assert_eq!(g.wrt(x[1]), 1.0);
+    /// # Ok::<(), autograd_core::TapeError>(())
+    /// ```
+    pub fn affine_layer_of_then(
+        params: Leaves<'t, S>,
+        x: &[Self],
+        y: &mut [Self],
+        mut f: impl FnMut(Self) -> Self,
+    ) -> Result<(), TapeError> {
         let k = x.len();
         shape("affine_layer_of's parameters", params.len(), k, y.len())?;
-        if !write(params, x, y) {
+        if !write(params, x, y, &mut f) {
             // Row by row, as `affine` writes each over the handles: a layer statement of one row
             // where it can be one, else the general write.
             // (Every row is there: `shape` has checked the count. The error stands where a row
@@ -95,11 +128,14 @@ impl<'t, S: Scalar> Var<'t, S> {
             };
             for (j, yj) in y.iter_mut().enumerate() {
                 let row = params.range(j * (k + 1), k + 1).ok_or(missing)?;
-                if !write(row, x, core::slice::from_mut(yj)) {
+                if !write(row, x, core::slice::from_mut(yj), &mut |v| v) {
                     let (value, _) = row.row(0, x, row.tape(), 0).ok_or(missing)?;
                     *yj = super::nary::affine_of_leaves(row, x, value);
                 }
             }
+            // Then the activation, in a pass of its own as it would follow `affine_layer_of`:
+            // a result it writes (a non-finite one) comes after every row's statements.
+            y.iter_mut().for_each(|v| *v = f(*v));
         }
         Ok(())
     }
@@ -132,10 +168,11 @@ pub(super) fn neuron<'t, S: Scalar>(
         params: w,
         bias: Some(&b),
     };
-    write(row, x, core::slice::from_mut(&mut y)).then_some(y)
+    write(row, x, core::slice::from_mut(&mut y), &mut |v| v).then_some(y)
 }
 
-/// Writes the layer statement and its rows' handles into `y`, or returns `false` having written
+/// Writes the layer statement and its rows' handles, each passed through `f`, into `y`, or
+/// returns `false` having written
 /// nothing where the rows must be written one by one: the parameters are not the consecutive
 /// statements of one tape, an input carries two pending pairs or is on another tape, a value or
 /// partial is not finite, or fewer than two inputs. A layer that would be one statement but
@@ -150,6 +187,7 @@ fn write<'t, S: Scalar, P: Source<'t, S>>(
     params: P,
     x: &[Var<'t, S>],
     y: &mut [Var<'t, S>],
+    f: &mut impl FnMut(Var<'t, S>) -> Var<'t, S>,
 ) -> bool {
     let (k, m) = (x.len(), y.len());
     if m == 0 {
@@ -180,6 +218,8 @@ fn write<'t, S: Scalar, P: Source<'t, S>>(
             return false;
         }
         t.full(size);
+        // (`f` only now: where the layer is not one statement it must have done nothing.)
+        y.iter_mut().for_each(|v| *v = f(*v));
         return true;
     };
     let (inputs, rest) = slots.split_at(k);
@@ -202,7 +242,7 @@ fn write<'t, S: Scalar, P: Source<'t, S>>(
     let top = t.len() + k + 1;
     t.commit(size);
     for (j, (yj, head)) in y.iter_mut().zip(heads).enumerate() {
-        *yj = Var::labelled(t, (top + j) as u32, head.x(), Op::Dot);
+        *yj = f(Var::labelled(t, (top + j) as u32, head.x(), Op::Dot));
     }
     true
 }

@@ -3,7 +3,7 @@
 
 use autograd_core::{Leaves, Number, Scalar, Var};
 
-use super::{resize, Layer, Mlp, MAX_WIDTH};
+use super::{resize, Activation, Layer, Mlp, MAX_WIDTH};
 use crate::NnError;
 
 impl Layer {
@@ -33,12 +33,8 @@ impl Layer {
     /// `false` (the outputs unwritten) where they do not fit its widths.
     fn forward_by<T: Number, P: Params<T>>(&self, params: P, x: &[T], y: &mut [T]) -> bool {
         let (x, y) = (&x[..self.inputs], &mut y[..self.outputs]);
-        // One layer statement on a tape (each output as `neuron` gives it).
-        let written = params.affine(x, y);
-        for y_j in y.iter_mut() {
-            *y_j = self.activation.apply(*y_j);
-        }
-        written
+        // One layer statement on a tape (each output as `neuron` gives it), then the activation.
+        params.affine(x, y, self.activation)
     }
 }
 
@@ -50,11 +46,11 @@ trait Params<T: Number>: Copy {
     fn len(self) -> usize;
     /// `layer`'s own parameters among the network's (`None` if there are too few).
     fn of(self, layer: &Layer) -> Option<Self>;
-    /// `y[j] = w_j · x + b_j` over these parameters, rows of `x.len()` weights then a bias;
+    /// `y[j] = act(w_j · x + b_j)` over these parameters, rows of `x.len()` weights then a bias;
     /// `false` if they are not `y.len()` such rows. (A flag, not the error: the error is built
     /// once, by the network; a `Result` returned from every layer of every sample cost 3 % of an
     /// XOR step on the M4F.)
-    fn affine(self, x: &[T], y: &mut [T]) -> bool;
+    fn affine(self, x: &[T], y: &mut [T], act: Activation) -> bool;
 }
 
 impl<T: Number> Params<T> for &[T] {
@@ -64,8 +60,11 @@ impl<T: Number> Params<T> for &[T] {
     fn of(self, layer: &Layer) -> Option<Self> {
         self.get(layer.offset..layer.offset + layer.param_count())
     }
-    fn affine(self, x: &[T], y: &mut [T]) -> bool {
+    fn affine(self, x: &[T], y: &mut [T], act: Activation) -> bool {
         T::affine_layer(self, x, y);
+        for y_j in y.iter_mut() {
+            *y_j = act.apply(*y_j);
+        }
         true
     }
 }
@@ -77,8 +76,19 @@ impl<'t, S: Scalar> Params<Var<'t, S>> for Leaves<'t, S> {
     fn of(self, layer: &Layer) -> Option<Self> {
         self.range(layer.offset, layer.param_count())
     }
-    fn affine(self, x: &[Var<'t, S>], y: &mut [Var<'t, S>]) -> bool {
-        Var::affine_layer_of(self, x, y).is_ok()
+    /// The activation applied as the layer writes each output's handle (one pass over the
+    /// outputs, not two), one loop per activation.
+    fn affine(self, x: &[Var<'t, S>], y: &mut [Var<'t, S>], act: Activation) -> bool {
+        match act {
+            Activation::Tanh => Var::affine_layer_of_then(self, x, y, Var::tanh),
+            Activation::Relu => Var::affine_layer_of_then(self, x, y, Var::relu),
+            Activation::LeakyRelu(slope) => {
+                Var::affine_layer_of_then(self, x, y, |v| Number::leaky_relu(v, slope))
+            }
+            Activation::Sigmoid => Var::affine_layer_of_then(self, x, y, Var::sigmoid),
+            Activation::Linear => Var::affine_layer_of(self, x, y),
+        }
+        .is_ok()
     }
 }
 
