@@ -64,6 +64,20 @@ fn accept(ok: bool, target: f64, outputs: usize) -> Result<(), NnError> {
     }
 }
 
+/// The sign bit of an `f64`.
+const SIGN: u64 = 1 << 63;
+
+/// `x > c` for a constant `c >= 0`, by the bits: a comparison of `f64`s is a library call of
+/// about 30 instructions on a part without a double-precision FPU (every Cortex-M), and the
+/// trainer makes several per sample (a label's sign, the prediction's). Non-negative doubles
+/// are ordered as their bits are; a negative `x` (sign bit set) is below `c`, and NaN, above
+/// the infinity's bits, is not above anything.
+#[inline]
+fn above(x: f64, c: f64) -> bool {
+    let bits = x.to_bits();
+    bits > c.to_bits() && bits <= f64::INFINITY.to_bits()
+}
+
 /// Squared error `(output[0] - target)^2`: the mean over a batch is the MSE, the sum is the seed
 /// lesson's XOR loss. Against a ±1 label (the XOR targets) a prediction counts as correct when
 /// its sign matches; against any other target (regression) there is no accuracy: `is_correct`
@@ -86,7 +100,9 @@ impl Loss for SquaredError {
         (output[0] - T::from_f64(target)).square()
     }
     fn is_correct(&self, output: &[f64], target: f64) -> Option<bool> {
-        (target == 1.0 || target == -1.0).then(|| (output[0] > 0.0) == (target > 0.0))
+        // (`target == ±1`, `output[0] > 0` and `target > 0`, each a bit test: see `above`.)
+        let unit = target.to_bits() & !SIGN == 1f64.to_bits();
+        unit.then(|| above(output[0], 0.0) == above(target, 0.0))
     }
 }
 
@@ -108,12 +124,12 @@ pub struct Hinge;
 impl Loss for Hinge {
     #[inline]
     fn sample_unchecked<T: Number>(&self, output: &[T], target: f64) -> T {
-        let y = if target > 0.0 { 1.0 } else { -1.0 };
+        let y = if above(target, 0.0) { 1.0 } else { -1.0 };
         // 1 - y*s, written as 1 + (-y)*s as micrograd does.
         (T::one() + T::from_f64(-y) * output[0]).relu()
     }
     fn is_correct(&self, output: &[f64], target: f64) -> Option<bool> {
-        Some((output[0] > 0.0) == (target > 0.0))
+        Some(above(output[0], 0.0) == above(target, 0.0))
     }
 }
 
@@ -141,7 +157,7 @@ impl Loss for BceWithLogits {
         z.softplus() - T::from_f64(target) * z
     }
     fn is_correct(&self, output: &[f64], target: f64) -> Option<bool> {
-        Some((output[0] > 0.0) == (target > 0.5))
+        Some(above(output[0], 0.0) == above(target, 0.5))
     }
     fn check_target(&self, target: f64, outputs: usize) -> Result<(), NnError> {
         accept((0.0..=1.0).contains(&target), target, outputs)
@@ -224,4 +240,40 @@ pub enum Reduction {
 /// ```
 pub fn l2_penalty<T: Number>(alpha: f64, params: &[T]) -> T {
     T::dot(params, params).mul_f64(alpha)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::above;
+    use proptest::prelude::*;
+
+    /// Every kind of double: ordinary, tiny, huge, signed zeros, infinities, NaNs (with either
+    /// sign and any payload), and any bit pattern at all.
+    fn double() -> impl Strategy<Value = f64> {
+        prop_oneof![
+            -3.0f64..3.0,
+            any::<u64>().prop_map(f64::from_bits),
+            prop::sample::select(vec![
+                0.0,
+                -0.0,
+                0.5,
+                -0.5,
+                f64::MIN_POSITIVE,
+                5e-324,
+                -5e-324,
+                f64::MAX,
+                f64::INFINITY,
+                f64::NEG_INFINITY,
+                f64::NAN,
+                -f64::NAN,
+            ]),
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn above_is_the_comparison(x in double(), c in prop::sample::select(vec![0.0, 0.5, 1.0])) {
+            prop_assert_eq!(above(x, c), x > c, "{} > {}", x, c);
+        }
+    }
 }
