@@ -76,7 +76,9 @@ macro_rules! operations {
         impl<'t, S: Scalar> crate::Var<'t, S> {
             $(
                 $(#[$udoc])*
-                #[inline(always)]
+                // (Out of line with the `outlined-ops` feature: see `var/ops.rs`.)
+                #[cfg_attr(not(feature = "outlined-ops"), inline(always))]
+                #[cfg_attr(feature = "outlined-ops", inline(never))]
                 $vis fn $method(self $(, $p: $P)?) -> Self {
                     let $x = self.value();
                     $(let $shared = $both;)?

@@ -294,28 +294,33 @@ impl<'t, S: Scalar> Var<'t, S> {
     }
 
     /// `self^y`, differentiable in both; `d/dy` at `self = 0, y >= 0` is taken as 0.
-    #[inline]
+    #[cfg_attr(not(feature = "outlined-ops"), inline)]
+    #[cfg_attr(feature = "outlined-ops", inline(never))]
     pub fn pow(self, y: Self) -> Self {
         self.binary(Op::Pow, y)
     }
     /// The larger of two; equal values split the gradient 0.5/0.5.
-    #[inline]
+    #[cfg_attr(not(feature = "outlined-ops"), inline)]
+    #[cfg_attr(feature = "outlined-ops", inline(never))]
     pub fn max(self, other: Self) -> Self {
         self.binary(Op::Max, other)
     }
     /// The smaller of two; equal values split the gradient 0.5/0.5.
-    #[inline]
+    #[cfg_attr(not(feature = "outlined-ops"), inline)]
+    #[cfg_attr(feature = "outlined-ops", inline(never))]
     pub fn min(self, other: Self) -> Self {
         self.binary(Op::Min, other)
     }
     /// The angle of `(x, self)`, `self` being the ordinate (as `f64::atan2`); both partials
     /// are 0 at the origin, where the angle has no derivative.
-    #[inline]
+    #[cfg_attr(not(feature = "outlined-ops"), inline)]
+    #[cfg_attr(feature = "outlined-ops", inline(never))]
     pub fn atan2(self, x: Self) -> Self {
         self.binary(Op::Atan2, x)
     }
     /// `sqrt(self^2 + other^2)` without overflow; both partials are 0 at the origin.
-    #[inline]
+    #[cfg_attr(not(feature = "outlined-ops"), inline)]
+    #[cfg_attr(feature = "outlined-ops", inline(never))]
     pub fn hypot(self, other: Self) -> Self {
         self.binary(Op::Hypot, other)
     }

@@ -1,5 +1,12 @@
 //! `Var`'s operators (each pair of operand kinds forwards to one rule; a macro writes the
 //! scalar-operand and assigning forms) and its `Number` impl.
+//!
+//! Every operation is inlined into the function that records it (`inline(always)`: the handle's
+//! fields stay in registers and constants fold), unless the cargo feature `outlined-ops` is on:
+//! then each operation between handles and each one-input operation is a call. A straight-line
+//! function of thousands of operations then compiles in about a second instead of minutes (the
+//! inlined operations' branches make LLVM's optimisation of one long function superlinear), and
+//! records at a higher cost per operation; PERFORMANCE.md has both, measured.
 
 use core::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Sub, SubAssign};
 
@@ -10,7 +17,8 @@ use super::Var;
 
 impl<'t, S: Scalar> Add for Var<'t, S> {
     type Output = Self;
-    #[inline(always)]
+    #[cfg_attr(not(feature = "outlined-ops"), inline(always))]
+    #[cfg_attr(feature = "outlined-ops", inline(never))]
     fn add(self, rhs: Self) -> Self {
         if rhs.tape.is_none() {
             return self.shift(rhs.value);
@@ -24,7 +32,8 @@ impl<'t, S: Scalar> Add for Var<'t, S> {
 
 impl<'t, S: Scalar> Sub for Var<'t, S> {
     type Output = Self;
-    #[inline(always)]
+    #[cfg_attr(not(feature = "outlined-ops"), inline(always))]
+    #[cfg_attr(feature = "outlined-ops", inline(never))]
     fn sub(self, rhs: Self) -> Self {
         if rhs.tape.is_none() {
             return self.shift(-rhs.value);
@@ -38,7 +47,8 @@ impl<'t, S: Scalar> Sub for Var<'t, S> {
 
 impl<'t, S: Scalar> Mul for Var<'t, S> {
     type Output = Self;
-    #[inline(always)]
+    #[cfg_attr(not(feature = "outlined-ops"), inline(always))]
+    #[cfg_attr(feature = "outlined-ops", inline(never))]
     fn mul(self, rhs: Self) -> Self {
         if rhs.tape.is_none() {
             return self.scale(rhs.value);
@@ -52,7 +62,8 @@ impl<'t, S: Scalar> Mul for Var<'t, S> {
 
 impl<'t, S: Scalar> Div for Var<'t, S> {
     type Output = Self;
-    #[inline(always)]
+    #[cfg_attr(not(feature = "outlined-ops"), inline(always))]
+    #[cfg_attr(feature = "outlined-ops", inline(never))]
     fn div(self, rhs: Self) -> Self {
         if rhs.tape.is_none() {
             // x / c: the value divides (exactly as plain arithmetic rounds), the partial is 1/c.
@@ -64,7 +75,8 @@ impl<'t, S: Scalar> Div for Var<'t, S> {
 
 impl<'t, S: Scalar> Neg for Var<'t, S> {
     type Output = Self;
-    #[inline(always)]
+    #[cfg_attr(not(feature = "outlined-ops"), inline(always))]
+    #[cfg_attr(feature = "outlined-ops", inline(never))]
     fn neg(self) -> Self {
         self.negate()
     }

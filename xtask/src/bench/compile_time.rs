@@ -3,10 +3,11 @@
 //! `autograd_core::Number` (a mix of `+`, `-`, `*`, `sin`, `exp`, `tanh` and constants, each
 //! operation taking the previous value and often an earlier one), puts each in a crate of its
 //! own under `<target>/compile-time/` that depends on `autograd-core` by path, builds the
-//! dependencies first, then times `cargo build --release` of each crate alone: once
-//! instantiated for `Var<f64>` (through `gradient_reverse`), once for `Dual<f64>` (through
-//! `gradient_forward`), with cargo's default release profile (`--debuginfo`: `debug = 1`, this
-//! project's). Writes `<target>/bench-report/compile-time.tsv`.
+//! dependencies first, then times `cargo build --release` of each crate alone: instantiated for
+//! `Var<f64>` (through `gradient_reverse`), for `Var<f64>` with autograd-core's `outlined-ops`
+//! feature (every operation a call), and for `Dual<f64>` (through `gradient_forward`), with
+//! cargo's default release profile (`--debuginfo`: `debug = 1`, this project's). Writes
+//! `<target>/bench-report/compile-time.tsv`.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -35,8 +36,9 @@ pub fn run(target: &Path, ops: &[usize], debuginfo: bool) -> Result<ExitCode, St
                 &crate_dir.join("Cargo.toml"),
                 &format!(
                     "[package]\nname = \"{name}\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\
-                     publish = false\n\n[dependencies]\nautograd-core = {{ path = {:?} }}\n",
-                    core.display().to_string()
+                     publish = false\n\n[dependencies]\nautograd-core = {{ path = {:?}{} }}\n",
+                    core.display().to_string(),
+                    mode.features(),
                 ),
             )?;
             write(
@@ -83,6 +85,11 @@ pub fn run(target: &Path, ops: &[usize], debuginfo: bool) -> Result<ExitCode, St
     };
     eprintln!("building the dependencies (autograd-core, heapless, libm) in release");
     build(&["build", "--release", "-p", "autograd-core"])?;
+    // autograd-core with `outlined-ops` is another build of it: made by building the outlined
+    // crates once (they take seconds), so that their timed builds find it built.
+    for name in members.iter().filter(|m| m.starts_with("gen-outlined-")) {
+        build(&["build", "--release", "-p", name])?;
+    }
     let load_before = load();
     let report = target.join("bench-report");
     std::fs::create_dir_all(&report).map_err(|e| format!("{}: {e}", report.display()))?;
@@ -112,7 +119,7 @@ pub fn run(target: &Path, ops: &[usize], debuginfo: bool) -> Result<ExitCode, St
         "\nRelease build of one generated crate (dependencies already built; {}): wall \
          clock, and CPU = user + system time of cargo and rustc; load average {load_before} \
          before, {load_after} after.\n\n\
-         | operations | Var<f64> (gradient_reverse) | Dual<f64> (gradient_forward) |\n|---:|---:|---:|",
+         | operations | Var<f64> (gradient_reverse) | the same, `outlined-ops` | Dual<f64> (gradient_forward) |\n|---:|---:|---:|---:|",
         if debuginfo {
             "debug = 1, this project's release profile"
         } else {
@@ -127,8 +134,9 @@ pub fn run(target: &Path, ops: &[usize], debuginfo: bool) -> Result<ExitCode, St
         };
         let _ = writeln!(
             out,
-            "| {n} | {} | {} |",
+            "| {n} | {} | {} | {} |",
             cell(Mode::Reverse),
+            cell(Mode::Outlined),
             cell(Mode::Forward)
         );
     }
@@ -167,23 +175,34 @@ fn load() -> String {
 #[derive(Clone, Copy, PartialEq)]
 enum Mode {
     Reverse,
+    /// Reverse mode with autograd-core's `outlined-ops`.
+    Outlined,
     Forward,
 }
 
 impl Mode {
-    const ALL: [Mode; 2] = [Mode::Reverse, Mode::Forward];
+    const ALL: [Mode; 3] = [Mode::Reverse, Mode::Outlined, Mode::Forward];
 
     fn name(self) -> &'static str {
         match self {
             Mode::Reverse => "reverse",
+            Mode::Outlined => "outlined",
             Mode::Forward => "forward",
+        }
+    }
+
+    /// The features the crate asks of autograd-core (the rest of its dependency line).
+    fn features(self) -> &'static str {
+        match self {
+            Mode::Outlined => ", features = [\"outlined-ops\"]",
+            Mode::Reverse | Mode::Forward => "",
         }
     }
 
     /// The crate's public entry point, which instantiates the function for one mode.
     fn entry(self) -> String {
         let call = match self {
-            Mode::Reverse => {
+            Mode::Reverse | Mode::Outlined => {
                 "let mut tape = Box::new(autograd_core::Tape::<f64, 65536>::new());\n    \
                  autograd_core::gradient_reverse(&Generated, &mut tape, x, g).unwrap_or(f64::NAN)"
             }
@@ -280,5 +299,8 @@ mod tests {
         }
         assert_eq!(text, generate(50, 1), "deterministic");
         assert!(Mode::Reverse.entry().contains("gradient_reverse"));
+        assert!(Mode::Outlined.entry().contains("gradient_reverse"));
+        assert!(Mode::Outlined.features().contains("outlined-ops"));
+        assert_eq!(Mode::Reverse.features(), "");
     }
 }
