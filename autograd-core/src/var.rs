@@ -22,6 +22,8 @@ mod layer;
 mod nary;
 mod ops;
 
+pub use layer::Activate;
+
 /// A value recorded on a tape (or a constant), used like a number: `(x1 * x2 + 1.0).relu()`.
 ///
 /// A `Var` is `Copy` and carries its own value, so reading it never touches the tape. A `Var`

@@ -40,7 +40,9 @@ pub enum Activation {
 
 impl Activation {
     /// Applies the activation to one pre-activation value.
-    #[inline]
+    // (Always inlined: the trainer's layer writer inlines it whole, every activation in one
+    // writer; see `forward.rs`.)
+    #[inline(always)]
     pub fn apply<T: Number>(self, x: T) -> T {
         match self {
             Activation::Tanh => x.tanh(),
