@@ -149,8 +149,7 @@ impl<'t, S: Scalar> Var<'t, S> {
 /// `#[inline(always)]` and chooses among several functions at run time (as `autograd-nn`'s
 /// activations do) gives one writer for all of them, with each inlined into it; a closure that
 /// makes the same choice is not inlined (it is called for every row), and a closure per function
-/// compiles the writer once per function (on the M4F, 45,820 bytes of flash for `autograd-nn`'s
-/// five activations against about 26,000).
+/// compiles the writer once per function (code size that firmware feels).
 ///
 /// ```
 /// use autograd_core::{Activate, Tape, Var};
