@@ -232,16 +232,17 @@ pub(super) fn neuron<'t, S: Scalar>(
 }
 
 /// Writes the layer statement and its rows' handles, each passed through `f` if there is one,
-/// into `y`, or returns `false` having written
-/// nothing where the rows must be written one by one: the parameters are not the consecutive
-/// statements of one tape, an input carries two pending pairs or is on another tape, a value or
-/// partial is not finite, or fewer than two inputs. A layer that would be one statement but
-/// finds no room reports the overflow, as every write does (the tape's sticky error; the rows
-/// keep their values and depend on nothing). Lengths as checked by [`Var::affine_layer`].
+/// into `y`, or returns `false` having written nothing where the rows must be written one by
+/// one: the parameters are not the consecutive statements of one tape, an input carries two
+/// pending pairs or is on another tape, a value or partial is not finite, or fewer than two
+/// inputs. A layer that would be one statement but finds no room reports the overflow, as every
+/// write does (the tape's sticky error; the rows keep their values and depend on nothing).
+/// Lengths as checked by [`Var::affine_layer`].
 ///
-/// One function for [`Var::affine_layer`], [`neuron`] and [`Var::affine_layer_of`], generic
+/// One function for [`Var::affine_layer`], [`neuron`] and [`Var::affine_layer_of_then`], generic
 /// over where the `y.len()` rows of `x.len()` weights and a bias come from ([`Source`]: handles,
-/// or leaves checked once).
+/// or leaves checked once) and over the activation's type (one writer per type: `None` with
+/// the same type for no activation).
 #[inline(never)]
 fn write<'t, S: Scalar, P: Source<'t, S>>(
     params: P,
