@@ -9,6 +9,10 @@
 //! setup (the 2^21-slot tape's `memset` among it). Written to `<target>/bench-report/
 //! instructions.tsv` as `instr/<workload>` and, split by [`parts`], `instr_part/<workload>/
 //! <part>`, which a later `--no-run` report reads again.
+//!
+//! The tape's gradients are also counted with autograd-core's `outlined-ops` feature (every
+//! operation a call: what a code generator's long functions trade for building in seconds), from
+//! a second build of the example (`profile-outlined`).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -27,6 +31,8 @@ struct Workload {
     key: String,
     args: Vec<String>,
     reps: (u32, u32),
+    /// Run by the build with `outlined-ops`.
+    outlined: bool,
 }
 
 /// The sizes counted (the speed targets' n).
@@ -45,16 +51,25 @@ fn workloads() -> Vec<Workload> {
                 key: format!("{f}/plain/{n}"),
                 args: args(&[f, &ns, "{}", "plain"]),
                 reps: (plain, 2 * plain),
+                outlined: false,
             });
             w.push(Workload {
                 key: format!("{f}/reverse/{n}"),
                 args: args(&[f, &ns, "{}"]),
                 reps: (few, 2 * few),
+                outlined: false,
+            });
+            w.push(Workload {
+                key: format!("{f}/outlined/{n}"),
+                args: args(&[f, &ns, "{}"]),
+                reps: (few, 2 * few),
+                outlined: true,
             });
             w.push(Workload {
                 key: format!("{f}/easy_ml/{n}"),
                 args: args(&["easy-ml", f, &ns, "{}"]),
                 reps: (few, 2 * few),
+                outlined: false,
             });
         }
     }
@@ -67,6 +82,7 @@ fn workloads() -> Vec<Workload> {
             key: format!("moons/{mode}"),
             args: args(&[arg, "{}"]),
             reps: (3, 5),
+            outlined: false,
         });
     }
     w
@@ -79,24 +95,20 @@ pub fn run(report_dir: &Path) -> Result<bool, String> {
         eprintln!("note: valgrind not found, so no instruction counts (apt-get install valgrind)");
         return Ok(false);
     }
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    eprintln!("building: cargo build --release -p autograd-bench --example profile");
-    let status = Command::new(cargo)
-        .current_dir(project_root())
-        .args([
-            "build",
-            "--release",
-            "-p",
-            "autograd-bench",
-            "--example",
-            "profile",
-        ])
-        .status()
-        .map_err(|e| format!("cannot run cargo: {e}"))?;
-    if !status.success() {
-        return Err(format!("building the profile example failed ({status})"));
-    }
-    let binary = super::target_dir().join("release/examples/profile");
+    let examples = super::target_dir().join("release/examples");
+    let (binary, outlined) = (examples.join("profile"), examples.join("profile-outlined"));
+    // The outlined build first, kept under another name; then the default build, whose binary
+    // cargo puts back in place (both builds stay in cargo's cache, so each run after the first
+    // rebuilds neither).
+    build_profile(&["--features", "autograd-core/outlined-ops"])?;
+    std::fs::copy(&binary, &outlined).map_err(|e| {
+        format!(
+            "cannot copy {} to {}: {e}",
+            binary.display(),
+            outlined.display()
+        )
+    })?;
+    build_profile(&[])?;
     let out_file = report_dir.join("cachegrind.out");
     let mut tsv = String::new();
     for w in workloads() {
@@ -109,7 +121,7 @@ pub fn run(report_dir: &Path) -> Result<bool, String> {
             let out = Command::new("valgrind")
                 .args(["--tool=cachegrind", "--cache-sim=no"])
                 .arg(format!("--cachegrind-out-file={}", out_file.display()))
-                .arg(&binary)
+                .arg(if w.outlined { &outlined } else { &binary })
                 .args(&args)
                 .output()
                 .map_err(|e| format!("cannot run valgrind: {e}"))?;
@@ -138,18 +150,49 @@ pub fn run(report_dir: &Path) -> Result<bool, String> {
     Ok(true)
 }
 
+/// `cargo build --release -p autograd-bench --example profile` with `extra` arguments.
+fn build_profile(extra: &[&str]) -> Result<(), String> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let args = [
+        &[
+            "build",
+            "--release",
+            "-p",
+            "autograd-bench",
+            "--example",
+            "profile",
+        ][..],
+        extra,
+    ]
+    .concat();
+    eprintln!("building: cargo {}", args.join(" "));
+    let status = Command::new(cargo)
+        .current_dir(project_root())
+        .args(&args)
+        .status()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    if !status.success() {
+        return Err(format!("building the profile example failed ({status})"));
+    }
+    Ok(())
+}
+
 /// The instruction ratios, from the counts among `facts`.
 pub fn derive(facts: &BTreeMap<String, f64>, d: &mut BTreeMap<String, f64>) {
     let get = |k: String| facts.get(&format!("instr/{k}")).copied();
     for f in FUNCTIONS {
         for n in SIZES {
-            let (plain, rev, easy) = (
+            let (plain, rev, easy, outlined) = (
                 get(format!("{f}/plain/{n}")),
                 get(format!("{f}/reverse/{n}")),
                 get(format!("{f}/easy_ml/{n}")),
+                get(format!("{f}/outlined/{n}")),
             );
             if let (Some(p), Some(r)) = (plain, rev) {
                 d.insert(format!("instr_ratio/{f}/reverse/{n}"), r / p);
+            }
+            if let (Some(o), Some(r)) = (outlined, rev) {
+                d.insert(format!("instr_ratio/{f}/outlined_over_reverse/{n}"), o / r);
             }
             if let (Some(e), Some(r)) = (easy, rev) {
                 d.insert(format!("instr_ratio/{f}/easy_ml_over_reverse/{n}"), e / r);
@@ -175,8 +218,9 @@ pub fn render(r: &Report, s: &mut String) {
         "\nInstructions per gradient, evaluation or step, counted by valgrind (`cachegrind`) on \
          `autograd-bench/examples/profile.rs` in the same run: the same for every run of the same \
          code, whatever the machine's load.\n\n\
-         | function | n | plain f64 | reverse | reverse / plain | easy-ml Record | easy-ml / this |\n\
-         |---|---:|---:|---:|---:|---:|---:|"
+         | function | n | plain f64 | reverse | reverse / plain | easy-ml Record | easy-ml / this | \
+         reverse, `outlined-ops` | outlined / inlined |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|"
     );
     let count = |v: Option<f64>| v.map_or("–".into(), thousands);
     let ratio = |k: String| r.derived.get(&k).map_or("–".into(), |v| fmt_ratio(*v));
@@ -184,12 +228,14 @@ pub fn render(r: &Report, s: &mut String) {
         for n in SIZES {
             let _ = writeln!(
                 s,
-                "| {f} | {n} | {} | {} | {} | {} | {} |",
+                "| {f} | {n} | {} | {} | {} | {} | {} | {} | {} |",
                 count(get(format!("{f}/plain/{n}"))),
                 count(get(format!("{f}/reverse/{n}"))),
                 ratio(format!("instr_ratio/{f}/reverse/{n}")),
                 count(get(format!("{f}/easy_ml/{n}"))),
                 ratio(format!("instr_ratio/{f}/easy_ml_over_reverse/{n}")),
+                count(get(format!("{f}/outlined/{n}"))),
+                ratio(format!("instr_ratio/{f}/outlined_over_reverse/{n}")),
             );
         }
     }
@@ -337,6 +383,7 @@ mod tests {
             facts.insert(format!("instr/rosenbrock/plain/{n}"), 10.0 * n as f64);
             facts.insert(format!("instr/rosenbrock/reverse/{n}"), 80.0 * n as f64);
             facts.insert(format!("instr/rosenbrock/easy_ml/{n}"), 300.0 * n as f64);
+            facts.insert(format!("instr/rosenbrock/outlined/{n}"), 120.0 * n as f64);
         }
         facts.insert("instr/dense/plain/1000".into(), 100.0);
         facts.insert("instr/dense/reverse/1000".into(), 250.0);
@@ -347,6 +394,7 @@ mod tests {
         assert_eq!(d["instr_ratio/rosenbrock/reverse/100"], 8.0);
         assert_eq!(d["instr_ratio/rosenbrock/easy_ml_over_reverse/1000"], 3.75);
         assert_eq!(d["instr_ratio/moons/tape_over_hand"], 7.0);
+        assert_eq!(d["instr_ratio/rosenbrock/outlined_over_reverse/1000"], 1.5);
         let t = targets(&d);
         let met = |name: &str| t.iter().find(|t| t.name.contains(name)).unwrap().met;
         assert_eq!(met("Rosenbrock, in"), Some(true)); // 8x at both n

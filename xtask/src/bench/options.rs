@@ -29,7 +29,8 @@ Options:
 
 An unfiltered run also counts the instructions of the same gradients, evaluations and training
 steps with valgrind (cachegrind; skipped with a note if valgrind is not installed): counts do not
-move with the machine's load, and the ratio targets are judged on them too.
+move with the machine's load, and the ratio targets are judged on them too. The tape's gradients
+are counted twice: as built by default, and with autograd-core's outlined-ops feature.
 ";
 
 /// What the command line asked for.
