@@ -5,7 +5,7 @@
 //! [`Number`]: plain `f32`/`f64` for inference, a tape's [`Var`](autograd_core::Var) for reverse
 //! mode, a dual number for forward mode.
 
-use autograd_core::{Number, Scalar};
+use autograd_core::{Activate, Number, Scalar, Var};
 
 use crate::{NnError, Rng};
 
@@ -41,7 +41,7 @@ pub enum Activation {
 impl Activation {
     /// Applies the activation to one pre-activation value.
     // (Always inlined: the trainer's layer writer inlines it whole, every activation in one
-    // writer; see `forward.rs`.)
+    // writer; see the `Activate` impl below.)
     #[inline(always)]
     pub fn apply<T: Number>(self, x: T) -> T {
         match self {
@@ -51,6 +51,29 @@ impl Activation {
             Activation::Sigmoid => x.sigmoid(),
             Activation::Linear => x,
         }
+    }
+}
+
+/// An activation as a layer's writer applies it to each output
+/// ([`Var::affine_layer_of_then`], how the [`Trainer`](crate::Trainer) records a layer): the
+/// choice made at run time and inlined into the writer, so one writer serves every activation.
+///
+/// ```
+/// use autograd_core::{Tape, Var};
+/// use autograd_nn::Activation;
+/// let tape = Tape::<f64, 16>::new();
+/// let params = [1.0, 2.0, 0.5].map(|p| tape.var(p));
+/// let leaves = tape.leaves(params[0].id().unwrap(), 3)?;
+/// let x = [Var::constant(0.25), Var::constant(-0.5)];
+/// let mut y = [Var::constant(0.0)];
+/// Var::affine_layer_of_then(leaves, &x, &mut y, Activation::Relu)?;
+/// assert_eq!(y[0].value(), 0.0); // relu(0.5 + 0.25 - 1)
+/// # Ok::<(), autograd_core::TapeError>(())
+/// ```
+impl<'t, S: Scalar> Activate<'t, S> for Activation {
+    #[inline(always)]
+    fn apply(&mut self, v: Var<'t, S>) -> Var<'t, S> {
+        Activation::apply(*self, v)
     }
 }
 

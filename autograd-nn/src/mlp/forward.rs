@@ -1,7 +1,7 @@
 //! The forward pass of a [`Layer`] and of an [`Mlp`], over parameters given as numbers (handles
 //! on a tape among them) or as leaves of a tape checked once ([`Leaves`]).
 
-use autograd_core::{Activate, Leaves, Number, Scalar, Var};
+use autograd_core::{Leaves, Number, Scalar, Var};
 
 use super::{resize, Activation, Layer, Mlp, MAX_WIDTH};
 use crate::NnError;
@@ -78,19 +78,9 @@ impl<'t, S: Scalar> Params<Var<'t, S>> for Leaves<'t, S> {
     }
     /// The activation applied as the layer writes each output's handle (one pass over the
     /// outputs, not two), inlined into the writer, which is compiled once for every activation
-    /// (see [`Activate`]).
+    /// (`Activation`'s `Activate` impl).
     fn affine(self, x: &[Var<'t, S>], y: &mut [Var<'t, S>], act: Activation) -> bool {
-        Var::affine_layer_of_then(self, x, y, Apply(act)).is_ok()
-    }
-}
-
-/// An [`Activation`] as the layer writer applies it to each output.
-struct Apply(Activation);
-
-impl<'t, S: Scalar> Activate<'t, S> for Apply {
-    #[inline(always)]
-    fn apply(&mut self, v: Var<'t, S>) -> Var<'t, S> {
-        self.0.apply(v)
+        Var::affine_layer_of_then(self, x, y, act).is_ok()
     }
 }
 
