@@ -244,11 +244,11 @@ pub fn l2_penalty<T: Number>(alpha: f64, params: &[T]) -> T {
 
 #[cfg(test)]
 mod tests {
-    use super::above;
+    use super::{above, BceWithLogits, Hinge, Loss, SquaredError};
     use proptest::prelude::*;
 
-    /// Every kind of double: ordinary, tiny, huge, signed zeros, infinities, NaNs (with either
-    /// sign and any payload), and any bit pattern at all.
+    /// Every kind of double: ordinary, tiny, huge, signed zeros, the labels ±1 and the constants
+    /// compared with, infinities, NaNs (with either sign and any payload), and any bit pattern.
     fn double() -> impl Strategy<Value = f64> {
         prop_oneof![
             -3.0f64..3.0,
@@ -258,6 +258,8 @@ mod tests {
                 -0.0,
                 0.5,
                 -0.5,
+                1.0,
+                -1.0,
                 f64::MIN_POSITIVE,
                 5e-324,
                 -5e-324,
@@ -274,6 +276,24 @@ mod tests {
         #[test]
         fn above_is_the_comparison(x in double(), c in prop::sample::select(vec![0.0, 0.5, 1.0])) {
             prop_assert_eq!(above(x, c), x > c, "{} > {}", x, c);
+        }
+
+        /// The losses' decisions against the same decisions written with `f64` comparisons, as
+        /// they were before the bit tests.
+        #[test]
+        fn the_losses_decide_as_the_comparisons_do(output in double(), target in double()) {
+            let reference = |b: bool| Some((output > 0.0) == b);
+            let unit = target == 1.0 || target == -1.0;
+            prop_assert_eq!(
+                SquaredError.is_correct(&[output], target),
+                if unit { reference(target > 0.0) } else { None }
+            );
+            prop_assert_eq!(Hinge.is_correct(&[output], target), reference(target > 0.0));
+            prop_assert_eq!(BceWithLogits.is_correct(&[output], target), reference(target > 0.5));
+            // The hinge's label: y = 1 for a positive target, -1 otherwise.
+            let y = if target > 0.0 { 1.0 } else { -1.0 };
+            let expected = (1.0 - y * 0.25_f64).max(0.0);
+            prop_assert_eq!(Hinge.sample_unchecked(&[0.25_f64], target), expected);
         }
     }
 }
