@@ -40,37 +40,37 @@ const SIZES: [usize; 2] = [100, 1000];
 
 fn workloads() -> Vec<Workload> {
     let mut w = Vec::new();
-    let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let mut push = |key: String, args: &[&str], reps: (u32, u32), outlined: bool| {
+        let args = args.iter().map(|s| s.to_string()).collect();
+        w.push(Workload {
+            key,
+            args,
+            reps,
+            outlined,
+        })
+    };
     for f in FUNCTIONS {
         for n in SIZES {
             let ns = n.to_string();
             // Few enough repetitions that a run takes about a second under valgrind (the counts
             // repeat exactly, so any two repetition counts give the same difference).
             let (few, plain) = if n >= 1000 { (10, 100) } else { (100, 1000) };
-            w.push(Workload {
-                key: format!("{f}/plain/{n}"),
-                args: args(&[f, &ns, "{}", "plain"]),
-                reps: (plain, 2 * plain),
-                outlined: false,
-            });
-            w.push(Workload {
-                key: format!("{f}/reverse/{n}"),
-                args: args(&[f, &ns, "{}"]),
-                reps: (few, 2 * few),
-                outlined: false,
-            });
-            w.push(Workload {
-                key: format!("{f}/outlined/{n}"),
-                args: args(&[f, &ns, "{}"]),
-                reps: (few, 2 * few),
-                outlined: true,
-            });
-            w.push(Workload {
-                key: format!("{f}/easy_ml/{n}"),
-                args: args(&["easy-ml", f, &ns, "{}"]),
-                reps: (few, 2 * few),
-                outlined: false,
-            });
+            let gradient = [f, &ns, "{}"];
+            push(
+                format!("{f}/plain/{n}"),
+                &[f, &ns, "{}", "plain"],
+                (plain, 2 * plain),
+                false,
+            );
+            push(format!("{f}/reverse/{n}"), &gradient, (few, 2 * few), false);
+            // The same gradient, from the build with `outlined-ops`.
+            push(format!("{f}/outlined/{n}"), &gradient, (few, 2 * few), true);
+            push(
+                format!("{f}/easy_ml/{n}"),
+                &["easy-ml", f, &ns, "{}"],
+                (few, 2 * few),
+                false,
+            );
         }
     }
     for (mode, arg) in [
@@ -78,12 +78,7 @@ fn workloads() -> Vec<Workload> {
         ("hand", "moons-hand"),
         ("trainer", "trainer"),
     ] {
-        w.push(Workload {
-            key: format!("moons/{mode}"),
-            args: args(&[arg, "{}"]),
-            reps: (3, 5),
-            outlined: false,
-        });
+        push(format!("moons/{mode}"), &[arg, "{}"], (3, 5), false);
     }
     w
 }
@@ -367,6 +362,31 @@ pub fn targets(d: &BTreeMap<String, f64>) -> Vec<Target> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_workload_once_and_the_outlined_gradients_as_the_inlined_ones() {
+        let w = workloads();
+        let keys: std::collections::BTreeSet<_> = w.iter().map(|w| &w.key).collect();
+        assert_eq!(keys.len(), w.len(), "no key twice");
+        let by_key = |k: &str| w.iter().find(|w| w.key == k).unwrap();
+        for f in FUNCTIONS {
+            for n in SIZES {
+                let (inlined, outlined) = (
+                    by_key(&format!("{f}/reverse/{n}")),
+                    by_key(&format!("{f}/outlined/{n}")),
+                );
+                assert_eq!(
+                    (&inlined.args, inlined.reps),
+                    (&outlined.args, outlined.reps)
+                );
+                assert!(outlined.outlined && !inlined.outlined);
+            }
+        }
+        assert_eq!(
+            w.iter().filter(|w| w.outlined).count(),
+            FUNCTIONS.len() * SIZES.len()
+        );
+    }
 
     #[test]
     fn counts_read_with_their_thousands_separated() {

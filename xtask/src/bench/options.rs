@@ -21,8 +21,8 @@ Options:
                 does not rewrite autograd-bench/PERFORMANCE.md and counts no instructions
   --compile-time  instead: time the release build of generated straight-line functions of
                 --ops operations (default 1000,3000) for Var<f64> (also with autograd-core's
-                outlined-ops feature) and Dual<f64>, with cargo's
-                default release profile (no debug info), as a user's `cargo build --release`
+                outlined-ops feature) and Dual<f64>, with cargo's default release profile (no
+                debug info), as a user's `cargo build --release`
   --debuginfo   with --compile-time: build them with debug = 1, this project's release
                 profile (rustc then overflows its stack on the 3,000-operation Var<f64>
                 function, in LLVM's debug-info output)

@@ -202,7 +202,7 @@ mod tests {
 
     #[test]
     fn the_halving_target_is_judged_per_part() {
-        // CI's figures at d50a370: the M4F below half of 24,585, the M0 above half of 155,720.
+        // CI's figures at d47eef8: the M4F below half of 24,585, the M0 above half of 155,720.
         let (old, ratio, status) = halved("thumbv7em-none-eabihf", Some(11_843.0));
         assert_eq!((old, status), (Some(24_585.0), "met"));
         assert!((ratio.unwrap() - 0.4817).abs() < 1e-4);
