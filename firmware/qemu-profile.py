@@ -4,13 +4,16 @@
     qemu-system-arm <the runner's arguments from .cargo/config.toml, without -kernel> \\
         -d in_asm,exec,nochain -D trace.log -kernel target/<target>/release/minimal
     python3 qemu-profile.py trace.log target/<target>/release/minimal [--calls f1,f2,...]
+    python3 qemu-profile.py trace.log target/<target>/release/minimal --blocks FUNCTION
 
 Each translated block is listed once (`-d in_asm`) with its instructions and logged at every
 execution (`-d exec`, `nochain` so that chained blocks are logged too). The profile is the
 instructions executed per function (block size times executions, by the symbol QEMU names).
 With `--calls`, it counts instead the calls into the named functions (e.g. the soft-float
 `__aeabi_fadd,__aeabi_fmul`) by calling source line (`arm-none-eabi-addr2line` on the block
-that ran just before each call).
+that ran just before each call). With `--blocks`, it lists the translated blocks of the functions
+whose symbol contains FUNCTION, the costliest first: address, executions, size, instructions,
+and the source line of the block's first instruction.
 """
 
 import collections
@@ -79,12 +82,29 @@ def calls(size, symbol, order, binary, names):
         print(f"{n:>8}  {line}")
 
 
+def blocks(size, symbol, order, binary, name):
+    runs = collections.Counter(b for b in order if name in symbol.get(b, ""))
+    rows = sorted(runs.items(), key=lambda r: -r[1] * size.get(r[0], 0))
+    total = sum(n * size.get(b, 0) for b, n in rows)
+    print(f"{total} instructions in blocks of functions matching {name!r}")
+    print(f"{'block':>10} {'runs':>8} {'size':>5} {'instructions':>12}  first line")
+    for block, n in rows[:30]:
+        out = subprocess.run(
+            ["arm-none-eabi-addr2line", "-e", binary, hex(block)],
+            capture_output=True, text=True, check=True,
+        ).stdout.strip()
+        line = out.split("/src/")[-1] if "/rustc/" not in out else out.split("/library/")[-1]
+        print(f"{block:>#10x} {n:>8} {size.get(block, 0):>5} {n * size.get(block, 0):>12}  {line}")
+
+
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
     size, symbol, order = read(sys.argv[1])
     if len(sys.argv) > 4 and sys.argv[3] == "--calls":
         calls(size, symbol, order, sys.argv[2], sys.argv[4].split(","))
+    elif len(sys.argv) > 4 and sys.argv[3] == "--blocks":
+        blocks(size, symbol, order, sys.argv[2], sys.argv[4])
     else:
         functions(size, symbol, order)
 
