@@ -14,6 +14,7 @@
 //! is always timed by the wall clock, since its point is elapsed time.
 
 use std::hint::black_box;
+use std::time::{Duration, Instant};
 
 mod reference;
 
@@ -24,7 +25,9 @@ use autograd_bench::harness::{config, quick, wall_clock};
 use autograd_bench::modes::central_differences;
 use autograd_bench::scaling::{record_chain, record_wide_sum};
 use autograd_bench::{analytic, moons, nn_step, rc_graph, tape_f32, tape_f64};
-use autograd_core::{gradient_forward, gradient_forward_vec, gradient_reverse, Scalar};
+use autograd_core::{
+    gradient_forward, gradient_forward_vec, gradient_reverse, Scalar, TapeView, Var,
+};
 use autograd_nn::{LearningRate, Sgd};
 use criterion::measurement::Measurement;
 use criterion::{BenchmarkId, Criterion, Throughput};
@@ -251,7 +254,12 @@ fn moons_step<M: Measurement>(c: &mut Criterion<M>) {
 /// Backward alone over tapes of 10^3..10^6 recorded operands: a chain of two-operand
 /// statements (f64 and f32) and one wide sum (f64), and recording the chain. Throughput is in
 /// operands, so criterion's elements per second is operands per second.
-fn scaling<M: Measurement>(c: &mut Criterion<M>) {
+///
+/// `backward_*` sweeps one recording again and again, so each sweep first clears the adjoints
+/// the one before left (a pass over the slots it reached, as a Jacobian's rows do over one
+/// recording); `first_backward_*` times only the first sweep of a fresh recording (as a
+/// training step takes it: record, sweep, rewind), the recording untimed.
+fn scaling<M: Measurement<Value = Duration>>(c: &mut Criterion<M>) {
     let mut group = c.benchmark_group("tape_scaling");
     if quick() {
         group.sample_size(10);
@@ -265,6 +273,14 @@ fn scaling<M: Measurement>(c: &mut Criterion<M>) {
         group.bench_function(BenchmarkId::new("backward_chain_f64", operands), |b| {
             b.iter(|| tape.backward(y).map(|g| g.wrt(y)).unwrap())
         });
+        group.bench_function(
+            BenchmarkId::new("first_backward_chain_f64", operands),
+            |b| {
+                b.iter_custom(|iters| {
+                    first_sweeps(iters, &mut tape, |t| record_chain(t, operands).0)
+                })
+            },
+        );
         tape.clear();
         let xs = record_wide_sum(&tape, operands);
         let y = *xs.last().expect("a sum");
@@ -272,6 +288,13 @@ fn scaling<M: Measurement>(c: &mut Criterion<M>) {
             b.iter(|| tape.backward(y).map(|g| g.wrt(y)).unwrap())
         });
         drop(xs);
+        group.bench_function(BenchmarkId::new("first_backward_wide_f64", operands), |b| {
+            b.iter_custom(|iters| {
+                first_sweeps(iters, &mut tape, |t| {
+                    *record_wide_sum(t, operands).last().expect("a sum")
+                })
+            })
+        });
         group.bench_function(BenchmarkId::new("record_chain_f64", operands), |b| {
             b.iter(|| {
                 tape.clear();
@@ -289,6 +312,27 @@ fn scaling<M: Measurement>(c: &mut Criterion<M>) {
         tape.clear();
     }
     group.finish();
+}
+
+/// The time of `iters` first sweeps: each time the tape cleared, `record` run (untimed), then one
+/// sweep from the result it returns, timed by the wall clock (`Instant`, tens of nanoseconds a
+/// reading: the thread's CPU clock is a system call, several percent of a sweep of 1,000
+/// operands, read twice per sweep here).
+fn first_sweeps(
+    iters: u64,
+    tape: &mut TapeView<f64>,
+    record: impl for<'t> Fn(&'t TapeView<f64>) -> Var<'t, f64>,
+) -> Duration {
+    let mut total = Duration::ZERO;
+    for _ in 0..iters {
+        tape.clear();
+        let view: &TapeView<f64> = tape;
+        let y = record(view);
+        let start = Instant::now();
+        black_box(view.backward(y).map(|g| g.wrt(y)).unwrap());
+        total += start.elapsed();
+    }
+    total
 }
 
 /// A batch of gradient checks (reverse vs central differences), sequential vs rayon.
@@ -329,7 +373,7 @@ fn write_facts() {
     }
 }
 
-fn single_threaded<M: Measurement>(c: &mut Criterion<M>) {
+fn single_threaded<M: Measurement<Value = Duration>>(c: &mut Criterion<M>) {
     modes(c);
     moons_loss(c);
     moons_step(c);
