@@ -257,6 +257,60 @@ fn a_row_whose_value_is_not_finite_is_written_as_its_own_statement() {
 }
 
 #[test]
+fn a_row_that_overflows_fixed_point_is_written_as_its_own_statement() {
+    // Q16 tests each value's bits (no summed test: a sum is not free without an FPU). Row 0 is
+    // 200 * 200 + 0 = 40,000, past Q16.16's largest value (32,767.99...): poison.
+    use autograd_core::Q16;
+    let tape = Tape::<Q16, 32>::new();
+    let params = [200.0, 1.0, 0.0, 1.0, 1.0, 0.0].map(|p| tape.var(Q16::from_f64(p)));
+    let mut y = [Var::constant(Q16::ZERO); 2];
+    let x = [Var::constant(Q16::from_f64(200.0)), Var::constant(Q16::ONE)];
+    Var::affine_layer(&params, &x, &mut y).unwrap();
+    assert!(!y[0].value().is_finite());
+    assert_eq!(y[1].value(), Q16::from_f64(201.0));
+    // As in f64 above: row by row, row 0 a plain statement of its three parameters (4 slots),
+    // row 1 a neuron statement (two input slots, the bias's, a header).
+    assert_eq!(tape.len(), 6 + 4 + 4);
+    let a = tape.anomaly(y[0] + y[1]).unwrap();
+    assert_eq!((a.kind, a.op, a.index), (AnomalyKind::Value, Op::Dot, 9));
+}
+
+#[test]
+fn a_layer_over_one_input_is_written_row_by_row() -> Result<(), TapeError> {
+    // Fewer than two inputs: no layer statement. Each row is `Var::affine` of its weight, its
+    // input and its bias: over a constant input the row depends on two leaves (w c and b) and
+    // lives in its handle; over a recorded input it is a statement of three operands.
+    let tape = Tape::<f64, 32>::new();
+    let params = [2.0, 0.5, -1.0, 3.0].map(|p| tape.var(p));
+    let mut y = [Var::constant(0.0); 2];
+    Var::affine_layer(&params, &[Var::constant(4.0)], &mut y)?;
+    assert_eq!((y[0].value(), y[1].value()), (8.5, -1.0));
+    assert_eq!(
+        tape.len(),
+        4,
+        "no slot: each row's two pairs stay in its handle"
+    );
+    let g = tape.backward(y[0] * y[1])?;
+    // d(y0 y1)/dw0 = 4 y1, /db0 = y1, /dw1 = 4 y0, /db1 = y0.
+    let dp: Vec<_> = params.iter().map(|p| g.wrt(*p)).collect();
+    assert_eq!(dp, [-4.0, -1.0, 34.0, 8.5]);
+    // (The product above wrote the rows' four pairs as one statement: 5 slots.)
+    let u = tape.var(4.0);
+    let before = tape.len();
+    Var::affine_layer(&params, &[u], &mut y)?;
+    assert_eq!(before, 4 + 5 + 1);
+    assert_eq!(
+        tape.len() - before,
+        4 + 4,
+        "a plain statement of three operands per row"
+    );
+    let g = tape.backward(y[0] * y[1])?;
+    // d(y0 y1)/du = w0 y1 + w1 y0 = 2 * -1 + -1 * 8.5.
+    assert_eq!(g.wrt(u), -10.5);
+    Ok(())
+}
+
+#[test]
 fn wrong_lengths_and_a_foreign_input_are_errors() {
     let (a, b) = (Tape::<f64, 32>::new(), Tape::<f64, 32>::new());
     let params = [1.0, 2.0, 0.0, 1.0, 1.0].map(|p| a.var(p));
