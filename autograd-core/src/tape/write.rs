@@ -125,6 +125,57 @@ impl<S: Scalar> TapeView<S> {
         (len + k) as u32
     }
 
+    /// Appends a statement of `count` operands, more than a header can count
+    /// ([`MAX_OPERANDS`]), as a chain of statements of at most that many: each after the first
+    /// takes the one before as its first operand, with partial 1, and every one holds `value`
+    /// (they are one statement in parts: the sweep sends each part's adjoint on to the part
+    /// below it). `fill` calls the function it is given with each operand `(index, partial)`,
+    /// at most `count` times. Returns the last header's index, or `POISON` if the chain does
+    /// not fit.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn push_chain(
+        &self,
+        op: Op,
+        value: S,
+        count: usize,
+        fill: impl FnOnce(&mut dyn FnMut(u32, S)),
+    ) -> u32 {
+        // The first part holds MAX_OPERANDS operands, each next one the link and at most
+        // MAX_OPERANDS - 1 more: `parts` headers and `parts - 1` links besides the operands.
+        let rest = count.saturating_sub(MAX_OPERANDS);
+        let parts = 1 + rest.div_ceil(MAX_OPERANDS - 1);
+        let size = count + 2 * parts - 1;
+        let len = self.len();
+        let Some(w) = self.free_slots(size) else {
+            return self.full(size);
+        };
+        // The next slot to write, and the operands of the part being written.
+        let (mut at, mut operands) = (0, 0);
+        fill(&mut |index, partial| {
+            // (`size` has room for `count` operands: past them, nothing more is written.)
+            if operands == MAX_OPERANDS {
+                // This part is full: its header, then the next part's link to it.
+                let [head, link, ..] = &w[at.min(w.len())..] else {
+                    return;
+                };
+                head.put_header(value, op, operands);
+                link.put_operand((len + at) as u32, S::ONE);
+                (at, operands) = (at + 2, 1);
+            }
+            if let Some(slot) = w.get(at) {
+                slot.put_operand(index, partial);
+                (at, operands) = (at + 1, operands + 1);
+            }
+        });
+        let Some(head) = w.get(at) else {
+            return self.full(size);
+        };
+        head.put_header(value, op, operands);
+        self.commit(at + 1);
+        (len + at) as u32
+    }
+
     /// The `size` slots after the last one in use, if they fit, to be written and then kept by
     /// [`commit`](Self::commit) (a write abandoned before it leaves the tape as it was).
     #[inline(always)]

@@ -1,0 +1,89 @@
+//! Statements past what a header can count. A header counts the slots below it that belong to
+//! its statement in a field of 23 bits (`tape.rs`). A layer statement of more slots is written
+//! row by row (`var/layer.rs`), and a statement of more operands (`Var::sum`, `Var::dot`,
+//! `Var::affine`, a row) as a chain of statements, each after the first taking the one before
+//! as an operand (`tape/write.rs`). Millions of leaves: about 200 MB of tape in `f32`
+//! (`Tape::boxed`, feature `alloc`) and 340 MB of handles.
+
+use autograd_core::{Tape, TapeError, TapeView, Var};
+
+/// The largest count a header holds (`COUNT_MASK` in `tape.rs`).
+const MAX: usize = (1 << 23) - 1;
+
+type Big = Tape<f32, { 2 * MAX + 64 }>;
+
+/// `n` leaves of value 0.5, one after another.
+fn leaves(tape: &TapeView<f32>, n: usize) -> Vec<Var<'_, f32>> {
+    (0..n).map(|_| tape.var(0.5)).collect()
+}
+
+/// One test, one tape: the two checks in turn keep the peak near 600 MB (the test harness runs
+/// tests in parallel).
+#[test]
+fn statements_past_the_headers_count() -> Result<(), TapeError> {
+    let mut tape = Big::boxed();
+    a_layer_past_the_headers_count_is_written_row_by_row(&mut tape)?;
+    tape.clear();
+    a_sum_past_the_headers_count_is_a_chain_of_statements(&tape)
+}
+
+fn a_layer_past_the_headers_count_is_written_row_by_row(tape: &mut Big) -> Result<(), TapeError> {
+    // One row over k inputs takes k + 2 slots as a layer statement: the largest layer, over one
+    // recorded input u = 1 given k times (as a layer statement its row has the operands of each
+    // input, each weight and the bias; written as a plain statement it would take one slot per
+    // operand), then one slot past it, over constant inputs 1 (its row would count k + 1 = MAX +
+    // 1 slots below it).
+    for (size, layer) in [(MAX, true), (MAX + 2, false)] {
+        tape.clear();
+        let tape = &*tape;
+        let k = size - 2;
+        let first = tape.var(0.5);
+        for _ in 0..k {
+            tape.var(0.5);
+        }
+        let leaves = tape.leaves(first.id().expect("a leaf"), k + 1)?;
+        let u = tape.var(1.0f32);
+        let x = vec![if layer { u } else { Var::constant(1.0) }; k];
+        let mut y = [Var::constant(0.0f32)];
+        let before = tape.len();
+        Var::affine_layer_of(leaves, &x, &mut y)?;
+        let row = tape.node(y[0].id().expect("a statement"))?;
+        if layer {
+            assert_eq!(tape.len() - before, size, "one layer statement");
+            assert_eq!(row.operands, 2 * k + 1);
+        } else {
+            // The row's k + 1 = MAX + 1 weights and bias as a chain: MAX operands and a
+            // header, then the link to it, the bias and the last header.
+            assert_eq!(tape.len() - before, k + 1 + 3);
+            assert_eq!(row.operands, 2);
+        }
+        // y = 0.5 (k + 1), dy/dw_i = x_i = 1, dy/db = 1, dy/du = 0.5 k: every partial sum a
+        // multiple of 0.5 below 2^22, exact in f32.
+        assert_eq!(y[0].value(), 0.5 * (k + 1) as f32);
+        let g = tape.backward(y[0])?;
+        let mut dp = vec![0.0f32; k + 1];
+        g.write_leaves(leaves, &mut dp)?;
+        assert!(dp.iter().all(|&d| d == 1.0), "size {size}");
+        if layer {
+            assert_eq!(g.wrt(u), 0.5 * k as f32);
+        }
+    }
+    Ok(())
+}
+
+fn a_sum_past_the_headers_count_is_a_chain_of_statements(tape: &Big) -> Result<(), TapeError> {
+    // MAX + 1 terms: a first part of MAX under its own header, then a part of the link to it and
+    // the last term.
+    let n = MAX + 1;
+    let xs = leaves(tape, n);
+    let y = Var::sum(&xs);
+    // The leaves, the terms' operands, two headers and the link.
+    assert_eq!(tape.len(), n + n + 2 + 1);
+    assert_eq!(y.value(), 0.5 * n as f32);
+    let mut last = Vec::new();
+    tape.for_each_operand(y.id().expect("a statement"), |i, d| last.push((i, d)))?;
+    assert_eq!(last, [(n + MAX, 1.0), (n - 1, 1.0)]);
+    let g = tape.backward(y * 2.0)?;
+    assert!(xs.iter().all(|x| g.wrt(*x) == 2.0));
+    Ok(())
+}
