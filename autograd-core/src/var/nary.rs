@@ -1,5 +1,6 @@
 //! N-ary statements: `sum`, `dot`, `affine` (a neuron's `w · x + b`) and `mul_add`, each one
-//! statement with an operand per pending partial of every term, however long the slices.
+//! statement with an operand per pending partial of every term, however long the slices (past
+//! 2^23 - 1 operands, more than a header counts, a chain of statements: `chained`).
 //!
 //! A term is a handle and the partial of the result with respect to it (`y_i` for `x_i` in a dot
 //! product). Terms whose partial is exactly zero are left out: a weight times an inactive relu
