@@ -24,7 +24,7 @@ fn statements_past_the_headers_count() -> Result<(), TapeError> {
     let mut tape = Big::boxed();
     a_layer_past_the_headers_count_is_written_row_by_row(&mut tape)?;
     tape.clear();
-    a_sum_past_the_headers_count_is_a_chain_of_statements(&tape)
+    a_sum_past_the_headers_count_is_a_chain_of_statements(&mut tape)
 }
 
 fn a_layer_past_the_headers_count_is_written_row_by_row(tape: &mut Big) -> Result<(), TapeError> {
@@ -71,7 +71,7 @@ fn a_layer_past_the_headers_count_is_written_row_by_row(tape: &mut Big) -> Resul
     Ok(())
 }
 
-fn a_sum_past_the_headers_count_is_a_chain_of_statements(tape: &Big) -> Result<(), TapeError> {
+fn a_sum_past_the_headers_count_is_a_chain_of_statements(tape: &mut Big) -> Result<(), TapeError> {
     // MAX + 1 terms: a first part of MAX under its own header, then a part of the link to it and
     // the last term.
     let n = MAX + 1;
@@ -85,5 +85,19 @@ fn a_sum_past_the_headers_count_is_a_chain_of_statements(tape: &Big) -> Result<(
     assert_eq!(last, [(n + MAX, 1.0), (n - 1, 1.0)]);
     let g = tape.backward(y * 2.0)?;
     assert!(xs.iter().all(|x| g.wrt(*x) == 2.0));
+    drop(xs);
+    // A chain that does not fit is the overflow every write reports, with the slots it needed:
+    // MAX + 40 leaves, then their operands, two headers and the link.
+    tape.clear();
+    let n = MAX + 40;
+    let xs = leaves(tape, n);
+    let _ = Var::sum(&xs);
+    let needed = n + n + 2 + 1;
+    let capacity = tape.capacity();
+    assert!(needed > capacity);
+    assert_eq!(
+        tape.check(),
+        Err(TapeError::CapacityExceeded { capacity, needed })
+    );
     Ok(())
 }
