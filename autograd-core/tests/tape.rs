@@ -328,6 +328,27 @@ fn backward_above_a_mark_sweeps_only_the_new_nodes() -> Result<(), TapeError> {
 }
 
 #[test]
+fn a_sweep_above_a_mark_sends_nothing_below_it() -> Result<(), TapeError> {
+    // A statement above the mark whose operands lie on both sides of it: z = e^(x p q) with x
+    // above and p, q below. (x p carries two pending pairs; times q it is one statement.)
+    let tape = Tape::<f64, 64>::new();
+    let (p, q) = (tape.var(3.0), tape.var(0.5));
+    let mark = tape.mark();
+    let x = tape.var(2.0);
+    let y = x * p * q;
+    assert!(y.id().is_some(), "a statement of three operands");
+    let z = y.exp();
+    let e = 3f64.exp();
+    let g = tape.backward_above(z, mark)?;
+    assert_eq!((g.wrt(x), g.wrt(y)), (e * 1.5, e));
+    assert_eq!((g.wrt(p), g.wrt(q)), (0.0, 0.0), "below the mark: nothing sent");
+    // A full sweep afterwards starts from zero adjoints below the mark too.
+    let full = tape.backward(z)?;
+    assert_eq!((full.wrt(x), full.wrt(p), full.wrt(q)), (e * 1.5, e * 1.0, e * 6.0));
+    Ok(())
+}
+
+#[test]
 fn a_result_with_partial_one_is_not_mistaken_for_its_operand() -> Result<(), TapeError> {
     // y = x + 3 depends on x with partial 1, but it is not x: it has no statement of its own
     // until written, and writing it makes a new one with y's value.
