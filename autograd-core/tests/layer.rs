@@ -177,9 +177,14 @@ fn a_sweep_above_a_mark_inside_the_weights_drops_those_below() -> Result<(), Tap
     Var::affine_layer(&params, &[u * 1.0, u * 2.0], &mut y)?;
     assert_eq!(tape.len(), 7 + 5, "a layer statement");
     let g = tape.backward_above(y[0] + y[1], mark)?;
+    // x = (5, 10): row 0 loses only w00, below the mark; row 1's weights and bias all count.
     assert_eq!(
         (g.wrt(w00), g.wrt(rest[0]), g.wrt(rest[1])),
         (0.0, 10.0, 1.0)
+    );
+    assert_eq!(
+        (g.wrt(rest[2]), g.wrt(rest[3]), g.wrt(rest[4])),
+        (5.0, 10.0, 1.0)
     );
     assert_eq!(g.wrt(u), 2.0 + 6.0 - 1.0 + 8.0);
     Ok(())
