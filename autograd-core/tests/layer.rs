@@ -335,6 +335,40 @@ fn wrong_lengths_and_a_foreign_input_are_errors() {
 }
 
 #[test]
+fn parameters_from_two_tapes_are_an_error_even_at_the_expected_indices() {
+    // Row 1's parameters are tape b's, at the very indices tape a's would have: the layer must
+    // not take them for a's (its sweep would read a's slots), and the general write reports the
+    // foreign handle.
+    let (a, b) = (Tape::<f64, 32>::new(), Tape::<f64, 32>::new());
+    let pa = [1.0, 2.0, 0.5, 3.0, 4.0, 0.25].map(|p| a.var(p));
+    let pb = [1.0, 2.0, 0.5, -3.0, -4.0, -0.25].map(|p| b.var(p));
+    let params = [pa[0], pa[1], pa[2], pb[3], pb[4], pb[5]];
+    assert_eq!(pb[3].id().unwrap().index(), pa[3].id().unwrap().index());
+    let x = [Var::constant(1.0), Var::constant(1.0)];
+    let mut y = [Var::constant(0.0); 2];
+    Var::affine_layer(&params, &x, &mut y).unwrap();
+    assert_eq!(y[1].value(), -7.25);
+    assert_eq!(a.backward(y[0] + y[1]).unwrap_err(), TapeError::ForeignVar);
+}
+
+#[test]
+fn a_huge_finite_input_still_takes_the_layer_statement() -> Result<(), TapeError> {
+    // Finite values are tested by summing v - v (0 for each): 1e308 is finite, and so is the
+    // row, so the layer is one statement (2 input slots, 1 naming w00, 2 rows).
+    let tape = Tape::<f64, 32>::new();
+    let params = [1e-10, 1.0, 0.0, -1e-10, 2.0, 1.0].map(|p| tape.var(p));
+    let mut y = [Var::constant(0.0); 2];
+    Var::affine_layer(&params, &[Var::constant(1e308), Var::constant(3.0)], &mut y)?;
+    assert_eq!(tape.len(), 6 + 5);
+    // (In the layer's order: the bias, then each weight times its input.)
+    let (r0, r1) = (0.0 + 1e-10 * 1e308 + 3.0, 1.0 + -1e-10 * 1e308 + 2.0 * 3.0);
+    assert_eq!((y[0].value(), y[1].value()), (r0, r1));
+    let g = tape.backward(y[0] - y[1])?;
+    assert_eq!((g.wrt(params[0]), g.wrt(params[3])), (1e308, -1e308));
+    Ok(())
+}
+
+#[test]
 fn a_layer_of_dual_numbers_matches_the_rows() -> Result<(), TapeError> {
     // Forward over reverse: second derivatives of y0 y1 through both writes.
     let run = |layer: bool| -> Result<[f64; 4], TapeError> {
