@@ -341,10 +341,17 @@ fn a_sweep_above_a_mark_sends_nothing_below_it() -> Result<(), TapeError> {
     let e = 3f64.exp();
     let g = tape.backward_above(z, mark)?;
     assert_eq!((g.wrt(x), g.wrt(y)), (e * 1.5, e));
-    assert_eq!((g.wrt(p), g.wrt(q)), (0.0, 0.0), "below the mark: nothing sent");
+    assert_eq!(
+        (g.wrt(p), g.wrt(q)),
+        (0.0, 0.0),
+        "below the mark: nothing sent"
+    );
     // A full sweep afterwards starts from zero adjoints below the mark too.
     let full = tape.backward(z)?;
-    assert_eq!((full.wrt(x), full.wrt(p), full.wrt(q)), (e * 1.5, e * 1.0, e * 6.0));
+    assert_eq!(
+        (full.wrt(x), full.wrt(p), full.wrt(q)),
+        (e * 1.5, e * 1.0, e * 6.0)
+    );
     Ok(())
 }
 
