@@ -48,8 +48,8 @@ pub(crate) const POISON: u32 = u32::MAX;
 /// The largest capacity a [`Tape`] may have, in slots.
 pub const MAX_CAPACITY: usize = (HEADER - 1) as usize;
 /// The most operands one statement's header can count: a statement with more (a `sum`, `dot` or
-/// `affine` of millions of terms) is written as a chain of statements (`write.rs`,
-/// `push_chain`), and a layer statement of more slots row by row.
+/// `affine` of millions of terms) is written as a chain of statements (`write.rs`, `spread`),
+/// and a layer statement of more slots row by row.
 pub(crate) const MAX_OPERANDS: usize = COUNT_MASK as usize;
 
 /// One slot of the tape: a statement's header or one of its operands.

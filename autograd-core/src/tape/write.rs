@@ -6,6 +6,16 @@ use crate::TapeError;
 
 use super::{Scalar, Slot, TapeView, MAX_OPERANDS, POISON};
 
+/// The slots of a chain of statements over `count > MAX_OPERANDS` operands
+/// ([`TapeView::spread`]): the first part holds `MAX_OPERANDS` operands, each next one a link and
+/// at most `MAX_OPERANDS - 1` more, each part a header.
+fn chain_size(count: usize) -> usize {
+    let parts = 1 + count
+        .saturating_sub(MAX_OPERANDS)
+        .div_ceil(MAX_OPERANDS - 1);
+    count + 2 * parts - 1
+}
+
 impl<S: Scalar> TapeView<S> {
     /// Records the first failure; later ones keep the first.
     #[cold]
@@ -103,7 +113,9 @@ impl<S: Scalar> TapeView<S> {
     }
 
     /// Appends a statement of at most `count` operands, written by `fill` into the slice it is
-    /// given (it returns how many it wrote); returns the header's index or `POISON`.
+    /// given (it returns how many it wrote); returns the header's index or `POISON`. A
+    /// statement of more operands than a header counts ([`MAX_OPERANDS`]) becomes a chain of
+    /// statements ([`spread`](Self::spread)).
     #[inline]
     pub(crate) fn push_with(
         &self,
@@ -112,68 +124,58 @@ impl<S: Scalar> TapeView<S> {
         count: usize,
         fill: impl FnOnce(&[Slot<S>]) -> usize,
     ) -> u32 {
-        if count > MAX_OPERANDS {
-            return self.full(count + 1);
-        }
         let len = self.len.get() as usize;
-        let Some(w) = self.slots.get(len..len + count + 1) else {
-            return self.full(count + 1);
+        let size = if count > MAX_OPERANDS {
+            chain_size(count)
+        } else {
+            count + 1
+        };
+        let Some(w) = self.slots.get(len..len + size) else {
+            return self.full(size);
         };
         let k = fill(&w[..count]).min(count);
+        if k > MAX_OPERANDS {
+            return self.spread(len, k, value, op);
+        }
         w[k].put_header(value, op, k);
         self.len.set((len + k + 1) as u32);
         (len + k) as u32
     }
 
-    /// Appends a statement of `count` operands, more than a header can count
-    /// ([`MAX_OPERANDS`]), as a chain of statements of at most that many: each after the first
-    /// takes the one before as its first operand, with partial 1, and every one holds `value`
-    /// (they are one statement in parts: the sweep sends each part's adjoint on to the part
-    /// below it). `fill` calls the function it is given with each operand `(index, partial)`,
-    /// at most `count` times. Returns the last header's index, or `POISON` if the chain does
-    /// not fit.
+    /// Turns the `k > MAX_OPERANDS` operands written from slot `len` on into a chain of
+    /// statements, each of at most `MAX_OPERANDS` operands: each part after the first takes the
+    /// one before as its first operand, with partial 1, and every part holds `value` (they are
+    /// one statement in parts: the sweep sends each part's adjoint on to the part below it). The
+    /// operands past the first part move up to make room for the parts' headers and links
+    /// ([`chain_size`] slots in all, which [`push_with`](Self::push_with) has checked). Returns
+    /// the last header's index. (Cold, out of line and not generic: one copy per scalar type,
+    /// for a path no microcontroller's tape can reach.)
     #[cold]
     #[inline(never)]
-    pub(crate) fn push_chain(
-        &self,
-        op: Op,
-        value: S,
-        count: usize,
-        fill: impl FnOnce(&mut dyn FnMut(u32, S)),
-    ) -> u32 {
-        // The first part holds MAX_OPERANDS operands, each next one the link and at most
-        // MAX_OPERANDS - 1 more: `parts` headers and `parts - 1` links besides the operands.
-        let rest = count.saturating_sub(MAX_OPERANDS);
-        let parts = 1 + rest.div_ceil(MAX_OPERANDS - 1);
-        let size = count + 2 * parts - 1;
-        let len = self.len();
-        let Some(w) = self.free_slots(size) else {
+    fn spread(&self, len: usize, k: usize, value: S, op: Op) -> u32 {
+        let size = chain_size(k);
+        let Some(w) = self.slots.get(len..len + size) else {
             return self.full(size);
         };
-        // The next slot to write, and the operands of the part being written.
-        let (mut at, mut operands) = (0, 0);
-        fill(&mut |index, partial| {
-            // (`size` has room for `count` operands: past them, nothing more is written.)
-            if operands == MAX_OPERANDS {
-                // This part is full: its header, then the next part's link to it.
-                let [head, link, ..] = &w[at.min(w.len())..] else {
-                    return;
-                };
-                head.put_header(value, op, operands);
-                link.put_operand((len + at) as u32, S::ONE);
-                (at, operands) = (at + 2, 1);
+        // Part p >= 1 is the MAX_OPERANDS + 1 slots from p (MAX_OPERANDS + 1): its link, its
+        // operands (each 2 p slots above where it was written), its header; the last part may
+        // be shorter. Filled from the top down, so no operand is overwritten before it moves.
+        let per = MAX_OPERANDS + 1;
+        let last = size - 1;
+        for (d, slot) in w.iter().enumerate().skip(MAX_OPERANDS).rev() {
+            let (part, at) = (d / per, d % per);
+            if d == last {
+                slot.put_header(value, op, at);
+            } else if at == MAX_OPERANDS {
+                slot.put_header(value, op, MAX_OPERANDS);
+            } else if at == 0 {
+                slot.put_operand((len + d - 1) as u32, S::ONE);
+            } else if let Some(from) = w.get(d - 2 * part) {
+                slot.put_operand(from.link(), from.x());
             }
-            if let Some(slot) = w.get(at) {
-                slot.put_operand(index, partial);
-                (at, operands) = (at + 1, operands + 1);
-            }
-        });
-        let Some(head) = w.get(at) else {
-            return self.full(size);
-        };
-        head.put_header(value, op, operands);
-        self.commit(at + 1);
-        (len + at) as u32
+        }
+        self.len.set((len + size) as u32);
+        (len + last) as u32
     }
 
     /// The `size` slots after the last one in use, if they fit, to be written and then kept by

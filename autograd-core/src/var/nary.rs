@@ -1,6 +1,6 @@
 //! N-ary statements: `sum`, `dot`, `affine` (a neuron's `w · x + b`) and `mul_add`, each one
 //! statement with an operand per pending partial of every term, however long the slices (past
-//! 2^23 - 1 operands, more than a header counts, a chain of statements: `chained`).
+//! 2^23 - 1 operands, more than a header counts, a chain of statements: `TapeView::spread`).
 //!
 //! A term is a handle and the partial of the result with respect to it (`y_i` for `x_i` in a dot
 //! product). Terms whose partial is exactly zero are left out: a weight times an inactive relu
@@ -233,9 +233,6 @@ fn nary<'t, S: Scalar>(op: Op, value: S, terms: &impl Terms<'t, S>) -> Var<'t, S
         }
         return Var { op, ..r };
     }
-    if count > MAX_OPERANDS {
-        return chained(t, op, value, terms, count);
-    }
     let index = t.push_with(op, value, count, |w: &[Slot<S>]| {
         let mut k = 0;
         terms.each(|x, d| {
@@ -250,29 +247,6 @@ fn nary<'t, S: Scalar>(op: Op, value: S, terms: &impl Terms<'t, S>) -> Var<'t, S
             }
         });
         k
-    });
-    Var::labelled(t, index, value, op)
-}
-
-/// [`nary`]'s statement when it has more operands than a header can count: a chain of
-/// statements ([`TapeView::push_chain`]), the last of which the result stands for.
-#[cold]
-#[inline(never)]
-fn chained<'t, S: Scalar>(
-    t: &'t TapeView<S>,
-    op: Op,
-    value: S,
-    terms: &impl Terms<'t, S>,
-    count: usize,
-) -> Var<'t, S> {
-    let index = t.push_chain(op, value, count, |emit| {
-        terms.each(|x, d| {
-            if !d.is_zero() {
-                for j in 0..x.n as usize {
-                    emit(x.index[j], x.partial[j] * d);
-                }
-            }
-        });
     });
     Var::labelled(t, index, value, op)
 }
