@@ -135,7 +135,7 @@ impl<S: Scalar> TapeView<S> {
         };
         let k = fill(&w[..count]).min(count);
         if k > MAX_OPERANDS {
-            return self.spread(len, k, value, op);
+            return self.spread(w, len, k, value, op);
         }
         w[k].put_header(value, op, k);
         self.len.set((len + k + 1) as u32);
@@ -147,16 +147,15 @@ impl<S: Scalar> TapeView<S> {
     /// one before as its first operand, with partial 1, and every part holds `value` (they are
     /// one statement in parts: the sweep sends each part's adjoint on to the part below it). The
     /// operands past the first part move up to make room for the parts' headers and links
-    /// ([`chain_size`] slots in all, which [`push_with`](Self::push_with) has checked). Returns
-    /// the last header's index. (Cold, out of line and not generic: one copy per scalar type,
-    /// for a path no microcontroller's tape can reach.)
+    /// ([`chain_size`] slots in all, within the `w` that [`push_with`](Self::push_with) took
+    /// from `len` for its `count >= k`). Returns the last header's index. (Cold, out of line and
+    /// not generic: one copy per scalar type, for a path no microcontroller's tape can reach.)
     #[cold]
     #[inline(never)]
-    fn spread(&self, len: usize, k: usize, value: S, op: Op) -> u32 {
-        let size = chain_size(k);
-        let Some(w) = self.slots.get(len..len + size) else {
-            return self.full(size);
-        };
+    fn spread(&self, w: &[Slot<S>], len: usize, k: usize, value: S, op: Op) -> u32 {
+        // (`chain_size` grows with the count: `w` holds at least this many.)
+        let size = chain_size(k).min(w.len());
+        let w = &w[..size];
         // Part p >= 1 is the MAX_OPERANDS + 1 slots from p (MAX_OPERANDS + 1): its link, its
         // operands (each 2 p slots above where it was written), its header; the last part may
         // be shorter. Filled from the top down, so no operand is overwritten before it moves.
