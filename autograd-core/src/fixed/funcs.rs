@@ -70,8 +70,12 @@ fn shr_round(v: i64, s: u32) -> i64 {
 }
 
 /// Armv6-M (Cortex-M0/M0+) has no 32 x 32 -> 64 multiply: an `i64` product there is a call to
-/// a routine that multiplies 64-bit operands, which [`mul_q16_by_halves`] avoids.
-const NO_LONG_MULTIPLY: bool = cfg!(all(target_arch = "arm", not(target_feature = "thumb2")));
+/// a routine that multiplies 64-bit operands, which [`mul_q16_by_halves`] avoids. Armv6-M also
+/// has no compare-and-swap, and `target_has_atomic` is the stable `cfg` that tells it from
+/// Armv7-M: the `thumb2` target feature is not visible to `cfg` on stable Rust (a test of it was
+/// false on every Arm target, so the M3 and M4F took the 16-bit halves too).
+pub(crate) const NO_LONG_MULTIPLY: bool =
+    cfg!(all(target_arch = "arm", not(target_has_atomic = "32")));
 
 /// `floor(a b / 2^16 + 1/2)`, the bits of a Q16 product rounded to nearest with halves up, or
 /// `None` outside the range (`i32::MIN` included: poison). Exact on every target: on Armv6-M
