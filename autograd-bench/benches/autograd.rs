@@ -26,7 +26,7 @@ use autograd_bench::modes::central_differences;
 use autograd_bench::scaling::{record_chain, record_wide_sum};
 use autograd_bench::{analytic, moons, nn_step, rc_graph, tape_f32, tape_f64};
 use autograd_core::{
-    gradient_forward, gradient_forward_vec, gradient_reverse, Scalar, TapeView, Var,
+    gradient_forward, gradient_forward_vec, gradient_reverse, Number, Scalar, TapeView, Var,
 };
 use autograd_nn::{LearningRate, Sgd};
 use criterion::measurement::Measurement;
@@ -374,7 +374,23 @@ fn write_facts() {
     }
 }
 
+/// `f32`'s `tanh` as the core computes it (32-bit integer arithmetic, `scalar/tanhf.rs`) against
+/// libm's `tanhf`, over 1,024 inputs spread over [-4, 4] (both paths of the integer version).
+fn tanh_f32<M: Measurement>(c: &mut Criterion<M>) {
+    let xs: Vec<f32> = (0..1024).map(|i| i as f32 / 128.0 - 4.0).collect();
+    let mut group = c.benchmark_group("tanh_f32");
+    group.throughput(criterion::Throughput::Elements(xs.len() as u64));
+    group.bench_function("core", |b| {
+        b.iter(|| xs.iter().map(|&x| Number::tanh(black_box(x))).sum::<f32>())
+    });
+    group.bench_function("libm", |b| {
+        b.iter(|| xs.iter().map(|&x| libm::tanhf(black_box(x))).sum::<f32>())
+    });
+    group.finish();
+}
+
 fn single_threaded<M: Measurement<Value = Duration>>(c: &mut Criterion<M>) {
+    tanh_f32(c);
     modes(c);
     moons_loss(c);
     moons_step(c);

@@ -10,6 +10,8 @@ use crate::{math, Number, Scalar};
 
 mod funcs;
 
+pub(crate) use funcs::NO_LONG_MULTIPLY;
+
 /// A Q16.16 fixed-point number: an `i32` counting steps of 2^-16, range ±32767.99998, with
 /// `i32::MIN` as poison.
 ///

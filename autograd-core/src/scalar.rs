@@ -1,13 +1,17 @@
 //! The scalar trait: the number type a tape records and every mode computes in.
 //!
 //! `f32` and `f64` get their primitive functions from libm (so results are the same on a host and
-//! on a microcontroller); composite functions (sigmoid, softplus, relu, ...) come from
+//! on a microcontroller), but for `f32`'s `tanh`, computed in 32-bit integer arithmetic
+//! (`scalar/tanhf.rs`: the same bits everywhere, more accurate than libm's `tanhf`, and far
+//! cheaper on a part without an FPU); composite functions (sigmoid, softplus, relu, ...) come from
 //! [`crate::math`], shared with every other implementor of [`Number`].
 
 use core::fmt::{Debug, Display};
 use core::ops::{AddAssign, DivAssign, MulAssign, SubAssign};
 
 use crate::{math, Number};
+
+mod tanhf;
 
 /// A plain real number type the tape records: `f32`, `f64`, or a dual number over them.
 ///
@@ -242,7 +246,7 @@ impl_float!(
     libm::sinf,
     libm::cosf,
     libm::tanf,
-    libm::tanhf,
+    tanhf::tanhf,
     libm::fabsf,
     libm::powf,
     libm::sincosf,

@@ -187,6 +187,18 @@ impl Report<'_> {
                 format!("{v:.2}"),
             );
         }
+        if let (Some(core), Some(libm)) = (m.get("tanh_f32/core"), m.get("tanh_f32/libm")) {
+            // 1,024 inputs per iteration (benches/autograd.rs, `tanh_f32`).
+            row(
+                "f32 tanh per call: the core's (integers) / libm's tanhf".into(),
+                format!(
+                    "{} / {} ({})",
+                    fmt_ns(core / 1024.0),
+                    fmt_ns(libm / 1024.0),
+                    fmt_ratio(core / libm)
+                ),
+            );
+        }
         if let Some(sp) = self.derived.get("rayon/speedup") {
             let threads = self.facts.get("rayon_threads").copied().unwrap_or(0.0);
             row(
