@@ -161,15 +161,21 @@ fn sweep_layer<S: Scalar, const ABOVE: bool>(slots: &[Slot<S>], h: usize, lo: us
     let Some(weights) = slots.get(w0..w0 + (h + 1 - l.first) * stride) else {
         return l.base;
     };
-    // Rows from the top down, as the rows written one by one would be swept.
-    let rows = slots[l.first..=h].iter().zip(weights.chunks_exact(stride));
-    for (j, (head, row)) in rows.enumerate().rev() {
+    // Rows from the top down, as the rows written one by one would be swept, each row's weights
+    // split off the top of those below (not `chunks_exact`, whose length is a division: a
+    // library call on a part without a divide instruction).
+    let mut below = weights;
+    for head in slots[l.first..=h].iter().rev() {
+        let Some((rest, row)) = below.len().checked_sub(stride).map(|m| below.split_at(m)) else {
+            break; // (never: `weights` holds every row's)
+        };
+        below = rest;
         // (A row with a zero adjoint, a dead unit's, is passed over at once.)
         let a = head.adj();
         if a.is_zero() {
             continue;
         }
-        let start = w0 + j * stride;
+        let start = w0 + below.len();
         // An input that depends on nothing is skipped before its products (each a library call
         // without an FPU), and only a sweep above a mark leaves out the weights below it. The
         // bias's partial is 1.
