@@ -106,6 +106,16 @@ impl<'t, S: Scalar> Leaves<'t, S> {
         self.first
     }
 
+    /// The first `len` leaves' slots, these leaves becoming the rest (a layer's rows read in
+    /// order), or `None` (these unchanged) if there are fewer.
+    #[inline(always)]
+    pub(crate) fn take_front(&mut self, len: usize) -> Option<&'t [Slot<S>]> {
+        let (front, rest) = self.slots.split_at_checked(len)?;
+        self.slots = rest;
+        self.first = self.first.wrapping_add(len as u32);
+        Some(front)
+    }
+
     /// The leaves' slots (their values in `x`).
     pub(crate) fn slots(&self) -> &'t [Slot<S>] {
         self.slots

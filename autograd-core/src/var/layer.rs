@@ -130,7 +130,7 @@ impl<'t, S: Scalar> Var<'t, S> {
                 let row = params.range(j * (k + 1), k + 1).ok_or(missing)?;
                 // (`None`: the activation comes after every row; the same writer as above.)
                 if !write(row, x, core::slice::from_mut(yj), None::<&mut A>) {
-                    let (value, _) = row.row(0, x, row.tape(), 0).ok_or(missing)?;
+                    let (value, _) = { row }.next_row(x, row.tape(), 0).ok_or(missing)?;
                     *yj = super::nary::affine_of_leaves(row, x, value);
                 }
             }
@@ -315,15 +315,18 @@ fn write<'t, S: Scalar, P: Source<'t, S>>(
 }
 
 /// Where [`write`] reads its rows' parameters: handles, each tested to be the tape's next
-/// consecutive statement ([`Rows`]), or leaves checked once ([`Leaves`]).
+/// consecutive statement ([`Rows`]), or leaves checked once ([`Leaves`]). A copy is a cursor
+/// over the rows: each call of `next_row` reads the next row and leaves the rest (one split
+/// per row, where indexing row `j` multiplied and tested both ends of its range).
 trait Source<'t, S: Scalar>: Copy {
     /// The tape and the index of the first parameter, or `None` where the parameters cannot be
     /// a layer statement's.
     fn start(self) -> Option<(&'t TapeView<S>, u32)>;
-    /// Row `j` over the inputs `x`: `b_j + w_j0 x_0 + w_j1 x_1 + ...` (in `Number::affine`'s
-    /// order) and whether its parameters are the statements `w0 + j (k + 1) ..` of `t`, the
-    /// weights then the bias; `None` if the row is missing.
-    fn row(self, j: usize, x: &[Var<'t, S>], t: &'t TapeView<S>, w0: u32) -> Option<(S, bool)>;
+    /// The next row `j` over the inputs `x`: `b_j + w_j0 x_0 + w_j1 x_1 + ...` (in
+    /// `Number::affine`'s order) and whether its parameters are the statements `first ..
+    /// first + k` of `t` (`first = w0 + j (k + 1)`), the weights then the bias; `None` if there
+    /// is no row left.
+    fn next_row(&mut self, x: &[Var<'t, S>], t: &'t TapeView<S>, first: u32) -> Option<(S, bool)>;
 }
 
 /// Parameters as handles: each row's weights then its bias in `params`, or, with `bias`, the one
@@ -347,12 +350,14 @@ impl<'t, S: Scalar> Source<'t, S> for Rows<'_, 't, S> {
     /// Each parameter tested to be the expected statement of this tape (one test for all,
     /// without a branch per parameter, in the pass that reads their values).
     #[inline(always)]
-    fn row(self, j: usize, x: &[Var<'t, S>], t: &'t TapeView<S>, w0: u32) -> Option<(S, bool)> {
+    fn next_row(&mut self, x: &[Var<'t, S>], t: &'t TapeView<S>, first: u32) -> Option<(S, bool)> {
         let k = x.len();
-        let start = j * (k + usize::from(self.bias.is_none()));
-        let w = self.params.get(start..start + k)?;
-        let b = self.bias.or(self.params.get(start + k))?;
-        let first = w0.wrapping_add((j * (k + 1)) as u32);
+        let (w, rest) = self.params.split_at_checked(k)?;
+        let (b, rest) = match self.bias {
+            Some(b) => (b, rest),
+            None => rest.split_first()?,
+        };
+        self.params = rest;
         // (Tapes compared by address, 0 for none: one comparison.)
         let tape = address(Some(t));
         let is =
@@ -375,10 +380,9 @@ impl<'t, S: Scalar> Source<'t, S> for Leaves<'t, S> {
 
     /// The weights' values read from their slots: leaves checked once, when `self` was made.
     #[inline(always)]
-    fn row(self, j: usize, x: &[Var<'t, S>], _: &'t TapeView<S>, _: u32) -> Option<(S, bool)> {
+    fn next_row(&mut self, x: &[Var<'t, S>], _: &'t TapeView<S>, _: u32) -> Option<(S, bool)> {
         let k = x.len();
-        let slots = self.slots().get(j * (k + 1)..(j + 1) * (k + 1))?;
-        let (w, b) = slots.split_at(k);
+        let (w, b) = self.take_front(k + 1)?.split_at(k);
         let mut value = b.first()?.x();
         for i in 0..k {
             value += w[i].x() * x[i].value;
@@ -401,7 +405,7 @@ impl<'t, S: Scalar> Source<'t, S> for Leaves<'t, S> {
 fn scan<'t, S: Scalar>(
     t: &'t TapeView<S>,
     w0: u32,
-    rows: impl Source<'t, S>,
+    mut rows: impl Source<'t, S>,
     m: usize,
     x: &[Var<'t, S>],
     mut input: impl FnMut(usize, u32, S, S),
@@ -432,10 +436,12 @@ fn scan<'t, S: Scalar>(
     // w0 + 1, ...` of this tape. A finite sum means finite weights and bias too: a non-finite
     // term (an infinite weight times 0 is NaN) makes the sum non-finite.
     let mut consecutive = true;
+    let mut first = w0;
     for j in 0..m {
-        let Some((value, ok)) = rows.row(j, x, t, w0) else {
+        let Some((value, ok)) = rows.next_row(x, t, first) else {
             return false;
         };
+        first = first.wrapping_add(x.len() as u32 + 1);
         consecutive &= ok;
         test(value);
         row(j, value);
