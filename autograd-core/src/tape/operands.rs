@@ -149,8 +149,10 @@ impl<S: Scalar> TapeView<S> {
 #[inline]
 pub(crate) fn layer_of<S: Scalar>(slots: &[Slot<S>], h: usize) -> Layer {
     let base = h - slots[h].count().min(h);
-    // The rows below `h` down to the slot naming `w0` (at least `base + 1`), as one slice walk:
-    // a bounds test per row made the walk a third of the sweep's work per row.
+    // The rows below `h` down to the slot naming `w0`, as one slice walk (a bounds test per row
+    // made the walk a third of the sweep's work per row). That slot, at `base + k` with `k >= 2`
+    // inputs, is not a header and stops the walk: `base + 1` only bounds it, so changing it
+    // changes nothing (two mutants that survive for that reason).
     let below = slots.get(base + 1..h).unwrap_or(&[]);
     let first = h - below.iter().rev().take_while(|s| s.is_header()).count();
     Layer {
