@@ -77,6 +77,23 @@ impl<S: Scalar> TapeView<S> {
         (len + n) as u32
     }
 
+    /// Appends a statement of exactly `N` operands; `POISON` if it does not fit.
+    #[inline(always)]
+    pub(crate) fn push_n<const N: usize>(&self, op: Op, value: S, operands: [(u32, S); N]) -> u32 {
+        let len = self.len.get() as usize;
+        match self.slots.get(len..len + N + 1) {
+            Some(w) => {
+                for k in 0..N {
+                    w[k].put_operand(operands[k].0, operands[k].1);
+                }
+                w[N].put_header(value, op, N);
+                self.len.set((len + N + 1) as u32);
+                (len + N) as u32
+            }
+            None => self.full(N + 1),
+        }
+    }
+
     /// Appends a statement with `nx` operands from `x` followed by `ny` from `y` (each at most
     /// 2): the merge of two handles' pending pairs. Writes a fixed five slots when they fit.
     #[inline(always)]

@@ -26,7 +26,8 @@ fn part_of(file: &str, name: &str) -> &'static str {
     let has = |s: &str| name.contains(s);
     if has("tape::backward") {
         "sweep"
-    } else if has("write_unshared")
+    } else if has("merge_shared")
+        || has("write_apart")
         || has("layer::write")
         || has("tape::write")
         || has("var::nary")
@@ -74,7 +75,7 @@ mod tests {
     fn counts_go_to_their_functions_parts() {
         let out = "desc: I1 cache: 32768 B\ncmd: profile rosenbrock 100 10\nevents: Ir\n\
                    fl=/work/main/autograd-core/src/var.rs\nfn=profile::main\n12 100\n13 20\n\
-                   fn=autograd_core::var::write_unshared\n40 30\n\
+                   fn=autograd_core::var::merge_shared\n40 30\n\
                    fl=/work/main/autograd-core/src/tape/backward.rs\n\
                    fn=autograd_core::tape::backward::<impl autograd_core::tape::TapeView<S>>::sweep\n\
                    7 25\nfl=exp.rs\nfn=libm::math::exp::exp\n3 5\n\
