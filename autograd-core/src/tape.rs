@@ -163,6 +163,15 @@ impl<S: Scalar> Slot<S> {
         self.link() & (HEADER | LAYER | COUNT_MASK) == HEADER
     }
 
+    /// The operand count of a plain statement's header (not a layer's row) with one to four
+    /// operands, if it is one.
+    #[inline(always)]
+    pub(crate) fn few_operands(&self) -> Option<usize> {
+        let link = self.link();
+        let count = link & COUNT_MASK;
+        (link & (HEADER | LAYER) == HEADER && count.wrapping_sub(1) < 4).then_some(count as usize)
+    }
+
     /// `true` for a row of a layer statement (see `operands.rs`).
     #[inline(always)]
     pub(crate) fn is_layer(&self) -> bool {

@@ -93,6 +93,42 @@ impl<S: Scalar> TapeView<S> {
         while p > lo {
             let h = p - 1;
             let head = &slots[h];
+            // A plain statement of one to four operands (most statements: what a handle writes
+            // when two meet): one test of its header, its sends unrolled. By callgrind
+            // (`examples/profile rosenbrock 1000` and `dense 1000`, 10 and 20 gradients) 447.8 ->
+            // 433.8 instructions a Rosenbrock term and 888,412 -> 874,581 a `dense` gradient;
+            // the same path with a loop over the operands, 444.8 and 884,273.
+            if let Some(operands) = head
+                .few_operands()
+                .and_then(|c| slots.get(h.checked_sub(c)?..h))
+            {
+                let a = head.adj();
+                if !a.is_zero() {
+                    let send =
+                        |o: &Slot<S>| send::<S, ABOVE>(slots, lo, o.link() as usize, a * o.x());
+                    match operands {
+                        [o0] => send(o0),
+                        [o0, o1] => {
+                            send(o0);
+                            send(o1);
+                        }
+                        [o0, o1, o2] => {
+                            send(o0);
+                            send(o1);
+                            send(o2);
+                        }
+                        [o0, o1, o2, o3] => {
+                            send(o0);
+                            send(o1);
+                            send(o2);
+                            send(o3);
+                        }
+                        _ => {}
+                    }
+                }
+                p = h - operands.len();
+                continue;
+            }
             // Leaves (a function's inputs, a network's parameters) send nothing: a run of them
             // is passed over at once, before any adjoint is read.
             if head.is_alone() {
