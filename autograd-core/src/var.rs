@@ -19,10 +19,15 @@ use crate::tape::{NodeId, TapeView, POISON};
 use crate::{Scalar, TapeError};
 
 mod layer;
+mod merge;
 mod nary;
 mod ops;
 
 pub use layer::Activate;
+use merge::{
+    foreign, merge_shared, non_finite, pack, unpack, unreachable_tape, unshared, write_apart,
+    SHARED_I, SHARED_J,
+};
 
 /// A value recorded on a tape (or a constant), used like a number: `(x1 * x2 + 1.0).relu()`.
 ///
@@ -336,111 +341,6 @@ impl<'t, S: Scalar> Var<'t, S> {
     }
 }
 
-/// `true` if the first `nx` of `i` and the first `ny` of `j` (1 or 2 each) have no index in
-/// common.
-#[inline(always)]
-fn unshared(i: [u32; 2], nx: u8, j: [u32; 2], ny: u8) -> bool {
-    let (x2, y2) = (nx == 2, ny == 2);
-    !((i[0] == j[0]) | (y2 & (i[0] == j[1])) | (x2 & (i[1] == j[0])) | (x2 & y2 & (i[1] == j[1])))
-}
-
-/// Two indices in one integer, so that they travel in one register.
-#[inline(always)]
-fn pack(i: [u32; 2]) -> u64 {
-    i[0] as u64 | (i[1] as u64) << 32
-}
-
-/// What [`merge_shared`] returns when the two handles share an index and the result keeps
-/// the first's indices ([`SHARED_I`]) or the second's ([`SHARED_J`]): never a slot index
-/// (those are below 2^31).
-const SHARED_I: u32 = u32::MAX - 1;
-const SHARED_J: u32 = u32::MAX - 2;
-
-/// [`Var::combine`] for two handles of three or four pairs in all with an index in common: if
-/// they depend on two values only, it returns [`SHARED_I`] or [`SHARED_J`] and the result's two
-/// partials, in the order of the indices it keeps; otherwise (two pairs each, one index in
-/// common) it writes one statement of the four operands (the common index twice) and returns its
-/// index (`POISON` if it did not fit). `a`, `b` are the partials already multiplied by the local
-/// derivatives, `i`, `j` the packed indices, `counts` both pair counts (`nx | ny << 8`).
-///
-/// It takes and returns plain scalars: a handle or an array of two partials passed to an
-/// out-of-line function goes through memory, and the caller's handles then lived in memory too
-/// (by callgrind on `autograd-bench`'s `profile` example, 600 instructions per Rosenbrock term
-/// with a handle-taking `merge`, 559 with this). The shared case's partials come back with the
-/// index, not from a second call (Rosenbrock's `A(a, b) + B(a)` and `dense`'s `f(a, b) + g(a, b)`
-/// take this path every term).
-#[inline(never)]
-#[allow(clippy::too_many_arguments)]
-fn merge_shared<S: Scalar>(
-    t: &TapeView<S>,
-    op: Op,
-    counts: u32,
-    value: S,
-    i: u64,
-    a0: S,
-    a1: S,
-    j: u64,
-    b0: S,
-    b1: S,
-) -> (u32, S, S) {
-    let (nx, ny) = (counts as u8, (counts >> 8) as u8);
-    let (i, j) = (unpack(i), unpack(j));
-    match (nx, ny) {
-        (2, 1) if j[0] == i[0] => (SHARED_I, a0 + b0, a1),
-        (2, 1) if j[0] == i[1] => (SHARED_I, a0, a1 + b0),
-        (1, 2) if i[0] == j[0] => (SHARED_J, a0 + b0, b1),
-        (1, 2) if i[0] == j[1] => (SHARED_J, b0, a0 + b1),
-        (2, 2) if i == j => (SHARED_I, a0 + b0, a1 + b1),
-        (2, 2) if i[0] == j[1] && i[1] == j[0] => (SHARED_I, a0 + b1, a1 + b0),
-        _ => {
-            let x = [(i[0], a0), (i[1], a1)];
-            let y = [(j[0], b0), (j[1], b1)];
-            let index = t.push_merge(op, value, x, nx as usize, y, ny as usize);
-            (index, S::ZERO, S::ZERO)
-        }
-    }
-}
-
-/// [`Var::combine`] for two handles of three or four pairs in all with no index in common: a
-/// statement of the first's pairs then the second's, its index returned (`POISON` if it did not
-/// fit). `counts` is `nx | ny << 8`, `i`, `j` the packed indices, `a`, `b` the partials already
-/// multiplied by the local derivatives.
-///
-/// The shared-index tests stay inline in `combine` (a few integer comparisons) and this call
-/// only writes, returning the index in a register. By callgrind (`examples/profile rosenbrock
-/// 1000` and `dense 1000`, 10 and 20 gradients), against everything through `merge_shared`
-/// (which returned three values through memory): Rosenbrock 488.7 -> 447.8 instructions a term,
-/// `dense` 941,382 -> 888,412 a gradient; the release build of the generated 1,000-operation
-/// `Var<f64>` function (`cargo xtask bench --compile-time --ops 1000`) 20.0-20.8 s -> 21.7 s.
-/// The same write inlined: 430.8 and 854,972, but a 37.0 s build.
-#[inline(never)]
-#[allow(clippy::too_many_arguments)]
-fn write_apart<S: Scalar>(
-    t: &TapeView<S>,
-    op: Op,
-    value: S,
-    counts: u32,
-    i: u64,
-    a0: S,
-    a1: S,
-    j: u64,
-    b0: S,
-    b1: S,
-) -> u32 {
-    let (i, j) = (unpack(i), unpack(j));
-    match counts {
-        0x0202 => t.push_n(op, value, [(i[0], a0), (i[1], a1), (j[0], b0), (j[1], b1)]),
-        0x0102 => t.push_n(op, value, [(i[0], a0), (i[1], a1), (j[0], b0)]),
-        _ => t.push_n(op, value, [(i[0], a0), (j[0], b0), (j[1], b1)]),
-    }
-}
-
-/// The two indices of [`pack`].
-#[inline(always)]
-fn unpack(i: u64) -> [u32; 2] {
-    [i as u32, (i >> 32) as u32]
-}
-
 /// Pending partials times a local derivative `d`, without the multiplications that cannot
 /// change them: `+`, `-` and `+ c` pass partials through or negate them, and an unused second
 /// partial stays 0 (on a part without an FPU every multiplication is a library call).
@@ -472,41 +372,6 @@ fn all_finite<S: Scalar>(value: S, p: [S; 2]) -> bool {
     } else {
         (value * p[0] * p[1]).is_finite()
     }
-}
-
-/// A result whose value or partial is not finite is written at once as its own statement,
-/// labelled with the operation that produced it, so NaN provenance names that operation. (Cold
-/// and out of line, taking plain values, the indices packed: the hot path never spills a handle
-/// or an array of partials to memory for it.)
-#[cold]
-#[inline(never)]
-fn non_finite<S: Scalar>(
-    t: &TapeView<S>,
-    op: Op,
-    value: S,
-    index: u64,
-    p0: S,
-    p1: S,
-    n: u8,
-) -> u32 {
-    let index = unpack(index);
-    let operands = [(index[0], p0), (index[1], p1), (0, S::ZERO), (0, S::ZERO)];
-    t.push4(op, value, operands, n as usize)
-}
-
-/// Two handles from different tapes met: both tapes record the error; the result is unrecorded.
-#[cold]
-#[inline(never)]
-fn foreign<'t, S: Scalar>(a: &'t TapeView<S>, b: &'t TapeView<S>, value: S) -> Var<'t, S> {
-    a.fail(TapeError::ForeignVar);
-    b.fail(TapeError::ForeignVar);
-    Var::node(a, POISON, value)
-}
-
-/// Only reached if a handle with pending pairs had no tape, which no constructor makes.
-#[cold]
-fn unreachable_tape<'t, S: Scalar>() -> &'t TapeView<S> {
-    unreachable!("a handle with pending partials always has a tape")
 }
 
 impl<S: Scalar> fmt::Debug for Var<'_, S> {
