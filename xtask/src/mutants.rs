@@ -21,12 +21,13 @@ use crate::cli::{shard, Arg, Args};
 
 /// The files holding the derivative and forward rules: the op table, `f32`'s `tanh` (integer
 /// arithmetic of the core's own), the handles that apply the chain rule (one- and two-input,
-/// n-ary), the layer statement (its writer, and the sweep that forms its partials), the
+/// their out-of-line merges, n-ary), the layer statement (its writer, and the sweep that forms its partials), the
 /// dual-number rules and the composite functions. Update when the tape is redesigned.
-pub const RULE_FILES: [&str; 9] = [
+pub const RULE_FILES: [&str; 10] = [
     "autograd-core/src/op.rs",
     "autograd-core/src/scalar/tanhf.rs",
     "autograd-core/src/var.rs",
+    "autograd-core/src/var/merge.rs",
     "autograd-core/src/var/nary.rs",
     "autograd-core/src/var/layer.rs",
     "autograd-core/src/tape/backward.rs",
@@ -41,14 +42,15 @@ const EQUIVALENT: &str = "xtask/mutants-equivalent.txt";
 const HELP: &str = "\
 cargo xtask mutants [options]
 
-Mutation testing (cargo-mutants) of the core's derivative and forward rules: op.rs, var.rs,
-var/nary.rs, var/layer.rs, tape/backward.rs, dual.rs, dual_vec.rs, math.rs. The killer is the
+Mutation testing (cargo-mutants) of the core's derivative and forward rules: op.rs,
+scalar/tanhf.rs, var.rs, var/merge.rs, var/nary.rs, var/layer.rs, tape/backward.rs, dual.rs,
+dual_vec.rs, math.rs. The killer is the
 core's tests plus `cargo xtask check --quick`. Prints caught / missed / unviable / timeout
 counts, the score and the surviving mutants. Long: about a minute per mutant per job. Installs
 cargo-mutants if missing.
 
 Options:
-  --file PATH      mutate only this file (repeatable; default: all eight)
+  --file PATH      mutate only this file (repeatable; default: all ten)
   --jobs N         mutants built and tested in parallel (default 1)
   --timeout SECS   time limit per test run (default: cargo-mutants' own, from the baseline)
   --shard K/N      test only shard K of N (round-robin: an even sample of every file)
