@@ -82,10 +82,11 @@ pub(super) fn merge_shared<S: Scalar>(
 ///
 /// The shared-index tests stay inline in `combine` (a few integer comparisons) and this call
 /// only writes, returning the index in a register. By callgrind (`examples/profile rosenbrock
-/// 1000` and `dense 1000`, 10 and 20 gradients), against everything through `merge_shared`
-/// (which returned three values through memory): Rosenbrock 488.7 -> 447.8 instructions a term,
-/// `dense` 941,382 -> 888,412 a gradient; the release build of the generated 1,000-operation
-/// `Var<f64>` function (`cargo xtask bench --compile-time --ops 1000`) 20.0-20.8 s -> 21.7 s.
+/// 1000` and `dense 1000`, 10 and 20 gradients), against every such merge through
+/// `merge_shared` (then `write_unshared`, which returned three values through memory):
+/// Rosenbrock 488.7 -> 447.8 instructions a term, `dense` 941,382 -> 888,412 a gradient; the
+/// release build of the generated 1,000-operation `Var<f64>` function (`cargo xtask bench
+/// --compile-time --ops 1000`) 19.9-20.8 s -> 21.7 s.
 /// The same write inlined: 430.8 and 854,972, but a 37.0 s build.
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
