@@ -220,9 +220,14 @@ macro_rules! impl_float {
                     // Soft float: a subtraction is a library call, a bit test is not.
                     <$t>::is_finite(self)
                 } else {
-                    // `x - x` is 0 exactly for every finite `x` and NaN for infinities and NaN:
-                    // one subtraction and one compare, where the bit test needs two constants.
-                    self - self == 0.0
+                    // `x - x` is 0 exactly for every finite `x` and NaN for infinities and NaN,
+                    // and only NaN is unequal to itself: one subtraction and one compare of a
+                    // register with itself, where the bit test needs two constants and a
+                    // compare with 0 a zeroed register and a second branch.
+                    let d = self - self;
+                    #[allow(clippy::eq_op)]
+                    let finite = d == d;
+                    finite
                 }
             }
             #[inline(always)]
