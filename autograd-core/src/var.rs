@@ -242,7 +242,8 @@ impl<'t, S: Scalar> Var<'t, S> {
         #[cfg(autograd_fault_injection)]
         let (dx, dy) = crate::fault::corrupt(op, self.value, (dx, dy));
         let tape = match (self.tape, y.tape) {
-            (Some(a), Some(b)) if !core::ptr::addr_eq(a, b) => return foreign(a, b, value),
+            _ if self.same_tape(y) => self.tape,
+            (Some(a), Some(b)) => return foreign(a, b, value),
             (a, b) => a.or(b),
         };
         let [a0, a1] = times(self.partial, self.n, dx, op, false);
@@ -292,6 +293,17 @@ impl<'t, S: Scalar> Var<'t, S> {
             }
         };
         r.settled(tape, op, value)
+    }
+
+    /// `true` if both are on the same tape or both constants: one comparison of addresses, the
+    /// operators' first test (the common case: two handles of one tape), before any test for a
+    /// constant. By callgrind on `examples/profile rosenbrock 1000` (10 and 20 gradients), 422.8
+    /// -> 418.8 instructions a term, where the operators tested for a constant operand first and
+    /// `combine` compared the tapes after testing that the first was present.
+    #[inline(always)]
+    fn same_tape(self, other: Self) -> bool {
+        let address = |t: Option<&TapeView<S>>| t.map_or(0, |t| core::ptr::from_ref(t).addr());
+        address(self.tape) == address(other.tape)
     }
 
     #[inline(always)]
