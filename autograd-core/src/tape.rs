@@ -167,9 +167,10 @@ impl<S: Scalar> Slot<S> {
     /// operands, if it is one.
     #[inline(always)]
     pub(crate) fn few_operands(&self) -> Option<usize> {
-        let link = self.link();
-        let count = link & COUNT_MASK;
-        (link & (HEADER | LAYER) == HEADER && count.wrapping_sub(1) < 4).then_some(count as usize)
+        // The header bit set, the layer bit clear and a count of 1 to 4 are one range of the
+        // masked link, `HEADER + 1 ..= HEADER + 4`: one subtraction and one comparison.
+        let above = (self.link() & (HEADER | LAYER | COUNT_MASK)).wrapping_sub(HEADER + 1);
+        (above < 4).then_some(above as usize + 1)
     }
 
     /// `true` for a row of a layer statement (see `operands.rs`).
