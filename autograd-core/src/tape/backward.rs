@@ -3,7 +3,7 @@
 use crate::{Scalar, TapeError, Var};
 
 use super::operands::layer_of;
-use super::{Gradients, Mark, Slot, TapeView, NO_OPERAND, POISON};
+use super::{Gradients, Mark, Slot, TapeView, POISON};
 
 impl<S: Scalar> TapeView<S> {
     /// Reverse mode: one sweep from `y` down to the first slot gives `dy/dv` for every statement
@@ -213,12 +213,13 @@ fn sweep_layer<S: Scalar, const ABOVE: bool>(slots: &[Slot<S>], h: usize, lo: us
         }
         let start = w0 + below.len();
         // An input that depends on nothing is skipped before its products (each a library call
-        // without an FPU), and only a sweep above a mark leaves out the weights below it. The
-        // bias's partial is 1.
+        // without an FPU) by the bounds test alone: `NO_OPERAND` is past every tape's last slot.
+        // Only a sweep above a mark leaves out the weights below it. The bias's partial is 1.
         let swept = |i: usize| !ABOVE || start + i >= lo;
         for (i, (o, w)) in inputs.iter().zip(row).enumerate() {
-            if o.link() != NO_OPERAND {
-                send::<S, ABOVE>(slots, lo, o.link() as usize, a * (o.x() * w.x()));
+            let link = o.link() as usize;
+            if let Some(t) = slots.get(link).filter(|_| !ABOVE || link >= lo) {
+                t.set_adj(t.adj() + a * (o.x() * w.x()));
             }
             if swept(i) {
                 w.set_adj(w.adj() + a * o.adj());

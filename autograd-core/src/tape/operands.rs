@@ -34,6 +34,8 @@ use super::{Slot, TapeView, HEADER};
 /// at most `2^31 - 1`, so the last index is `2^31 - 2`), and below [`HEADER`], so the slot is not
 /// mistaken for a header.
 pub(crate) const NO_OPERAND: u32 = HEADER - 1;
+// The sweep skips such an input by its bounds test alone (`backward.rs`, `sweep_layer`).
+const _: () = assert!(NO_OPERAND as usize >= super::MAX_CAPACITY);
 
 /// The `(index, partial)` pairs of one statement, in recording order.
 pub(crate) struct Operands<'a, S> {
