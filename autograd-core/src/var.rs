@@ -302,7 +302,6 @@ impl<'t, S: Scalar> Var<'t, S> {
     /// `combine` compared the tapes after testing that the first was present.
     #[inline(always)]
     fn same_tape(self, other: Self) -> bool {
-        let address = |t: Option<&TapeView<S>>| t.map_or(0, |t| core::ptr::from_ref(t).addr());
         address(self.tape) == address(other.tape)
     }
 
@@ -351,6 +350,12 @@ impl<'t, S: Scalar> Var<'t, S> {
     pub fn hypot(self, other: Self) -> Self {
         self.binary(Op::Hypot, other)
     }
+}
+
+/// A tape's address, 0 for none (tapes compared by one integer comparison).
+#[inline(always)]
+fn address<S: Scalar>(t: Option<&TapeView<S>>) -> usize {
+    t.map_or(0, |t| core::ptr::from_ref(t).addr())
 }
 
 /// Pending partials times a local derivative `d`, without the multiplications that cannot

@@ -8,7 +8,7 @@ use crate::op::Op;
 use crate::tape::{Leaves, TapeView, MAX_OPERANDS, NO_OPERAND, POISON};
 use crate::{Scalar, TapeError};
 
-use super::Var;
+use super::{address, Var};
 
 impl<'t, S: Scalar> Var<'t, S> {
     /// A dense layer: `y[j] = w_j · x + b_j` for each row `j`, where `params` holds the rows one
@@ -451,12 +451,6 @@ fn scan<'t, S: Scalar>(
     // The partials `p_i w_ji` are not stored: the sweep forms them, and a product that
     // overflows is sent as the non-finite term it is.
     consecutive && tested && finite.is_finite()
-}
-
-/// A tape's address, 0 for none.
-#[inline(always)]
-fn address<S: Scalar>(t: Option<&TapeView<S>>) -> usize {
-    t.map_or(0, |t| core::ptr::from_ref(t).addr())
 }
 
 /// `v - v`: 0 for a finite `v`, NaN (poison in fixed point) otherwise.
