@@ -191,6 +191,27 @@ fn a_sweep_above_a_mark_inside_the_weights_drops_those_below() -> Result<(), Tap
 }
 
 #[test]
+fn a_sweep_above_a_mark_drops_an_input_below_it() -> Result<(), TapeError> {
+    let tape = Tape::<f64, 32>::new();
+    let u = tape.var(5.0);
+    let mark = tape.mark();
+    let v = tape.var(3.0);
+    let params = [2.0, -1.0, 0.5, 4.0, 3.0, -2.0].map(|p| tape.var(p));
+    let mut y = [Var::constant(0.0); 2];
+    Var::affine_layer(&params, &[u, v], &mut y)?;
+    assert_eq!(tape.len(), 8 + 5, "a layer statement");
+    // y0 = 2u - v + 1/2, y1 = 4u + 3v - 2: d/du = 6 and d/dv = 2 over the whole tape.
+    let all = tape.backward(y[0] + y[1])?;
+    assert_eq!((all.wrt(u), all.wrt(v)), (6.0, 2.0));
+    // Above the mark, u (below it) gets nothing; v and every parameter are above it.
+    let g = tape.backward_above(y[0] + y[1], mark)?;
+    assert_eq!((g.wrt(u), g.wrt(v)), (0.0, 2.0));
+    let dw: Vec<f64> = params.iter().map(|&p| g.wrt(p)).collect();
+    assert_eq!(dw, [5.0, 3.0, 1.0, 5.0, 3.0, 1.0]);
+    Ok(())
+}
+
+#[test]
 fn the_graph_draws_each_row_with_its_edges() -> Result<(), TapeError> {
     let tape = Tape::<f64, 32>::new();
     let params = [0.5, 2.0, 0.0, -1.0, 1.0, 3.0].map(|p| tape.var(p));
