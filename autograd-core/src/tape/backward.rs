@@ -212,15 +212,12 @@ fn sweep_layer<S: Scalar, const ABOVE: bool>(slots: &[Slot<S>], h: usize, lo: us
             continue;
         }
         let start = w0 + below.len();
-        // An input that depends on nothing is skipped before its products (each a library call
-        // without an FPU) by the bounds test alone: `NO_OPERAND` is past every tape's last slot.
-        // Only a sweep above a mark leaves out the weights below it. The bias's partial is 1.
+        // An input that depends on nothing is skipped by `send`'s bounds test alone: `NO_OPERAND`
+        // is past every tape's last slot (its products, inlined, sink below that test). Only a
+        // sweep above a mark leaves out the weights below it. The bias's partial is 1.
         let swept = |i: usize| !ABOVE || start + i >= lo;
         for (i, (o, w)) in inputs.iter().zip(row).enumerate() {
-            let link = o.link() as usize;
-            if let Some(t) = slots.get(link).filter(|_| !ABOVE || link >= lo) {
-                t.set_adj(t.adj() + a * (o.x() * w.x()));
-            }
+            send::<S, ABOVE>(slots, lo, o.link() as usize, a * (o.x() * w.x()));
             if swept(i) {
                 w.set_adj(w.adj() + a * o.adj());
             }
