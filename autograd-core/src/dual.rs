@@ -281,8 +281,10 @@ macro_rules! dual_rules {
                 if c_s == S::ZERO {
                     return Self::constant(z);
                 }
-                // At a negative base `c z / x`: `c - 1` may lose the parity of a huge integer `c`.
-                let d = if self.re < S::ZERO {
+                // At a negative base where `c - 1` rounds (a huge integer `c`, whose parity it may
+                // lose), `c z / x`; else `c x^(c-1)`, which keeps its precision where `z` is
+                // subnormal.
+                let d = if self.re < S::ZERO && c_s - S::ONE + S::ONE != c_s {
                     c_s * z / self.re
                 } else {
                     c_s * self.re.pow(c_s - S::ONE)
@@ -295,7 +297,7 @@ macro_rules! dual_rules {
                 let z = x.pow(yr);
                 let dx = if yr == S::ZERO {
                     S::ZERO
-                } else if x < S::ZERO {
+                } else if x < S::ZERO && yr - S::ONE + S::ONE != yr {
                     yr * z / x // keeps the sign where `yr - 1` loses an integer's parity
                 } else {
                     yr * x.pow(yr - S::ONE)

@@ -297,3 +297,51 @@ fn an_overflowed_partial_behind_a_zero_adjoint_is_skipped_only_when_every_part_i
     assert_eq!(g.wrt(w).re, v.value().re);
     Ok(())
 }
+
+/// differential (`corpus/differential/powf-negative-base-subnormal-value`): `x.powf(3)` at
+/// `x = -5.535347781204416e-108`. Its value, `-1.696e-322`, is subnormal, with a few significant
+/// bits; the derivative at a negative base was `c z / x` from that value, 1 % off `3 x^2 =
+/// 9.192e-215`. Both the tape and the dual numbers now take `c x^(c-1)` unless `c - 1` rounds.
+#[test]
+fn powf_at_a_negative_base_with_a_subnormal_value_keeps_its_derivative_exact() {
+    let x = -5.535347781204416e-108_f64;
+    let expected = 3.0 * (x * x); // 3 x^2, by hand: x^2 = 3.064e-215 is a normal number
+    let tape = Tape::<f64, 8>::new();
+    let v = tape.var(x);
+    let y = v.powf(3.0);
+    assert!(
+        y.value() != 0.0 && y.value().abs() < f64::MIN_POSITIVE,
+        "a subnormal value"
+    );
+    let g = tape.backward(y).unwrap().wrt(v);
+    assert!(
+        (g - expected).abs() <= 4.0 * f64::EPSILON * expected,
+        "tape {g:e} vs {expected:e}"
+    );
+    let d = Dual::variable(x).powf(3.0).eps;
+    assert!(
+        (d - expected).abs() <= 4.0 * f64::EPSILON * expected,
+        "dual {d:e} vs {expected:e}"
+    );
+    // The same rule for `pow` with a recorded exponent.
+    let tape = Tape::<f64, 8>::new();
+    let (v, c) = (tape.var(x), tape.var(3.0));
+    let g = tape.backward(v.pow(c)).unwrap().wrt(v);
+    assert!(
+        (g - expected).abs() <= 4.0 * f64::EPSILON * expected,
+        "pow {g:e} vs {expected:e}"
+    );
+}
+
+/// The sign at a negative base where `c - 1` rounds: `(-1)^(2^53 + 2)`'s derivative is
+/// `c (-1)^(c-1) = -c`, which `x^(c-1)` with `c - 1` rounded to the even `c` would make `+c`.
+#[test]
+fn powf_at_a_negative_base_with_a_huge_integer_exponent_keeps_its_sign() {
+    let c = 9_007_199_254_740_994.0_f64; // 2^53 + 2, even; c - 1 is not representable
+    assert_ne!(c - 1.0 + 1.0, c);
+    let tape = Tape::<f64, 8>::new();
+    let v = tape.var(-1.0);
+    let g = tape.backward(v.powf(c)).unwrap().wrt(v);
+    assert_eq!(g, -c);
+    assert_eq!(Dual::variable(-1.0_f64).powf(c).eps, -c);
+}
