@@ -373,6 +373,58 @@ fn parameters_from_two_tapes_are_an_error_even_at_the_expected_indices() {
 }
 
 #[test]
+fn a_parameter_out_of_place_in_any_row_is_not_taken_for_the_layers() -> Result<(), TapeError> {
+    // Five rows over three inputs (the writer reads four rows at a time, then one). Each
+    // parameter in turn is replaced by a leaf of the same value that is not where the layer
+    // expects it: on the same tape after the others, or on another tape at the very index. The
+    // layer must see it (its sweep would credit the implied parameter) and fall back: the
+    // gradient reaches the leaf given, or the foreign handle is reported.
+    let (k, m) = (3, 5);
+    let ps: Vec<f64> = (0..m * (k + 1)).map(|i| 0.25 * i as f64 - 2.0).collect();
+    let xs = [1.5, -0.5, 2.0];
+    for p in 0..ps.len() {
+        let (tape, other) = (Tape::<f64, 256>::new(), Tape::<f64, 256>::new());
+        let x: Vec<_> = xs.iter().map(|&v| tape.var(v)).collect();
+        let params: Vec<_> = ps.iter().map(|&v| tape.var(v)).collect();
+        let stray = tape.var(ps[p]);
+        // (`other` holds as many leaves as `tape` before the parameter's index.)
+        let twin = (0..=params[p].id().unwrap().index())
+            .map(|_| other.var(ps[p]))
+            .last()
+            .unwrap();
+        assert_eq!(twin.id().unwrap().index(), params[p].id().unwrap().index());
+        for (moved, foreign) in [(stray, false), (twin, true)] {
+            let mut given = params.clone();
+            given[p] = moved;
+            let mut y = vec![Var::constant(0.0); m];
+            Var::affine_layer(&given, &x, &mut y)?;
+            let out = y
+                .iter()
+                .enumerate()
+                .fold(Var::constant(0.0), |s, (j, yj)| s + *yj * (j + 1) as f64);
+            if foreign {
+                assert_eq!(
+                    tape.backward(out).unwrap_err(),
+                    TapeError::ForeignVar,
+                    "{p}"
+                );
+                continue;
+            }
+            let g = tape.backward(out)?;
+            // d(out)/dw_ji = (j + 1) x_i, d(out)/db_j = j + 1.
+            let (j, i) = (p / (k + 1), p % (k + 1));
+            let want = (j + 1) as f64 * if i < k { xs[i] } else { 1.0 };
+            assert_eq!(
+                (g.wrt(stray), g.wrt(params[p])),
+                (want, 0.0),
+                "parameter {p}"
+            );
+        }
+    }
+    Ok(())
+}
+
+#[test]
 fn a_huge_finite_input_still_takes_the_layer_statement() -> Result<(), TapeError> {
     // Finite values are tested by summing v - v (0 for each): 1e308 is finite, and so is the
     // row, so the layer is one statement (2 input slots, 1 naming w00, 2 rows).
@@ -541,7 +593,7 @@ fn extreme_run(kinds: &[Input], xs: &[f64], ps: &[f64], m: usize, layer: bool) -
 proptest! {
     #[test]
     fn a_layer_of_extreme_values_matches_its_rows_bit_for_bit(
-        layer in (2usize..5, 1usize..4).prop_flat_map(|(k, m)| (
+        layer in (2usize..5, 1usize..6).prop_flat_map(|(k, m)| (
             prop::collection::vec(kinds(), k),
             prop::collection::vec(extreme(), k),
             prop::collection::vec(extreme(), m * (k + 1)),
