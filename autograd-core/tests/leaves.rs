@@ -2,7 +2,8 @@
 //! exactly what `Var::affine_layer` records over the same leaves' handles (the same slots, values,
 //! gradients and NaN provenance, bit for bit), whether it is one layer statement, falls back to
 //! the rows, or finds no room; and `Var::affine_layer_of_then` exactly what either records
-//! followed by the activation on each output.
+//! followed by the activation on each output. `Var::dot_of` over leaves likewise records
+//! exactly what `Var::dot` records over their handles.
 
 use autograd_core::{AnomalyKind, NodeId, Tape, TapeError, Var};
 use proptest::prelude::*;
@@ -234,5 +235,84 @@ fn gradients_read_over_leaves_are_those_read_over_their_handles() -> Result<(), 
         g.write_leaves(leaves, &mut by_leaves),
         Err(TapeError::StaleGradients)
     );
+    Ok(())
+}
+
+/// Everything [`record`] shows, for `Var::dot` (`leaves`: `Var::dot_of`) of the leaves
+/// `values[a..a + n]` and `values[b..b + n]` (the same run, overlapping or apart), scaled and
+/// then summed with another leaf, with `cap` free slots.
+fn record_dot(
+    values: &[f64],
+    (a, b, n): (usize, usize, usize),
+    leaves: bool,
+    cap: usize,
+) -> String {
+    let tape = Tape::<f64, 256>::new();
+    let ps: Vec<_> = values.iter().map(|&p| tape.var(p)).collect();
+    let other = tape.var(1.5);
+    while tape.capacity() - tape.len() > cap {
+        tape.var(0.0);
+    }
+    let run = |at: usize| tape.leaves(ps[at].id().unwrap(), n).unwrap();
+    let d = if leaves {
+        Var::dot_of(run(a), run(b)).unwrap()
+    } else {
+        Var::dot(&ps[a..a + n], &ps[b..b + n]).unwrap()
+    };
+    let out = d * 0.75 + other;
+    let mut shown = String::new();
+    tape.write_dot(&mut shown).unwrap();
+    shown += &format!("\n{:?} {:?}{}", tape.len(), tape.check(), bits(d.value()));
+    if let Ok(g) = tape.backward(out) {
+        for v in ps.iter().chain([&other]) {
+            shown += &bits(g.wrt(*v));
+        }
+    }
+    if let Some(a) = tape.anomaly(out) {
+        let kind = matches!(a.kind, AnomalyKind::Value);
+        shown += &format!(" {} {} {} {}", a.index, a.op, kind, bits(a.value));
+    }
+    shown
+}
+
+proptest! {
+    #[test]
+    fn a_dot_product_over_leaves_records_what_it_records_over_their_handles(
+        (values, runs) in (1usize..6, 0usize..6, 0usize..6).prop_flat_map(|(n, a, b)| (
+            prop::collection::vec(value(), n + a.max(b)),
+            Just((a, b, n)),
+        )),
+        room in prop_oneof![Just(256usize), 0usize..14],
+    ) {
+        let handles = record_dot(&values, runs, false, room);
+        prop_assert_eq!(record_dot(&values, runs, true, room), handles);
+    }
+}
+
+#[test]
+fn a_dot_product_over_leaves_of_other_lengths_or_tapes_is_refused() -> Result<(), TapeError> {
+    let (tape, other) = (Tape::<f64, 16>::new(), Tape::<f64, 16>::new());
+    let p = [1.0, 2.0, 3.0].map(|v| tape.var(v));
+    let q = [4.0, 5.0].map(|v| other.var(v));
+    let (lp, lq) = (
+        tape.leaves(p[0].id().unwrap(), 3)?,
+        other.leaves(q[0].id().unwrap(), 2)?,
+    );
+    let short = tape.leaves(p[0].id().unwrap(), 2)?;
+    let err = Var::dot_of(lp, short).unwrap_err();
+    assert_eq!(
+        err,
+        TapeError::LengthMismatch {
+            what: "dot_of's second operand",
+            expected: 3,
+            found: 2
+        }
+    );
+    // Two tapes: the result is the value, and the tape refuses it, as `Var::dot` does.
+    let d = Var::dot_of(short, lq)?;
+    assert_eq!(d.value(), 4.0 + 10.0);
+    assert_eq!(tape.backward(d).unwrap_err(), TapeError::ForeignVar);
+    let e = Var::dot(&p[..2], &q)?;
+    assert_eq!(tape.backward(e).unwrap_err(), TapeError::ForeignVar);
     Ok(())
 }

@@ -3,10 +3,10 @@
 
 use core::ops::ControlFlow;
 
-use autograd_core::{Mark, NodeId, Scalar, TapeView, Var};
+use autograd_core::{Mark, NodeId, Number, Scalar, TapeView, Var};
 
 use crate::data::Sample;
-use crate::loss::{l2_penalty, Loss};
+use crate::loss::Loss;
 use crate::objective::{widths_from, Objective, Stats};
 use crate::{NnError, Optimizer, Rng, MAX_WIDTH};
 
@@ -213,10 +213,10 @@ impl<'t, S: Scalar, const P: usize> Trainer<'t, S, P> {
             // is read from their slots too.
             let leaves = tape.leaves(first, P)?;
             let capacity = tape.capacity();
+            // The penalty over the leaves themselves: `l2_penalty`'s statement, without an
+            // array of `P` handles.
             let penalty = if penalty_pending {
-                let vars: [Var<'_, S>; P] =
-                    core::array::from_fn(|i| leaves.get(i).unwrap_or(Var::constant(S::ZERO)));
-                Some(l2_penalty(objective.l2, &vars))
+                Some(Number::mul_f64(Var::dot_of(leaves, leaves)?, objective.l2))
             } else {
                 None
             };

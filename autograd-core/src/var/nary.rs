@@ -95,6 +95,29 @@ impl<'t, S: Scalar> Terms<'t, S> for LeafAffine<'_, 't, S> {
     }
 }
 
+/// A dot product over two runs of [`Leaves`]: the terms of [`Dot`] over their handles, in the
+/// same order, each handle made where it is used (no array of handles).
+struct LeafDot<'t, S: Scalar>(Leaves<'t, S>, Leaves<'t, S>);
+
+impl<'t, S: Scalar> Terms<'t, S> for LeafDot<'t, S> {
+    #[inline(always)]
+    fn each(&self, mut f: impl FnMut(Var<'t, S>, S)) {
+        let leaf = |l: &Leaves<'t, S>, i| l.get(i).unwrap_or(Var::constant(S::ZERO));
+        for i in 0..self.0.len().min(self.1.len()) {
+            let (x, y) = (leaf(&self.0, i), leaf(&self.1, i));
+            f(x, y.value);
+            f(y, x.value);
+        }
+    }
+    fn bound(&self) -> usize {
+        // (A leaf is one pending pair.)
+        2 * self.0.len().min(self.1.len())
+    }
+    fn first_tape(&self) -> Option<&'t TapeView<S>> {
+        Some(self.0.tape()).filter(|_| !self.0.is_empty())
+    }
+}
+
 /// `w · x + b` over a row of leaves `row` (its `x.len()` weights, then the bias), whose value
 /// `value` the layer writer has summed, as [`Var::affine`] writes it over their handles where it
 /// cannot be a layer statement.
@@ -350,5 +373,40 @@ impl<'t, S: Scalar> Var<'t, S> {
             .zip(b)
             .fold(S::ZERO, |s, (x, y)| s + x.value * y.value);
         Ok(nary(Op::Dot, value, &Dot(a, b)))
+    }
+
+    /// [`Var::dot`] over two runs of leaves, checked once ([`TapeView::leaves`]): the same
+    /// value, statement and gradients as `dot` over their handles, without an array of handles
+    /// (the values are read from the leaves' slots). `Var::dot_of(p, p)` is the sum of squares
+    /// of a network's parameters, the L2 penalty `autograd-nn`'s trainer records.
+    ///
+    /// # Errors
+    /// [`TapeError::LengthMismatch`] if `a` and `b` differ in length.
+    ///
+    /// ```
+    /// use autograd_core::{Tape, Var};
+    /// let tape = Tape::<f64, 16>::new();
+    /// let p = [tape.var(0.5), tape.var(-1.0), tape.var(2.0)];
+    /// let leaves = tape.leaves(p[0].id().unwrap(), 3)?;
+    /// let l2 = Var::dot_of(leaves, leaves)?;
+    /// assert_eq!(l2.value(), 0.25 + 1.0 + 4.0);
+    /// // d(sum p^2)/dp = 2 p.
+    /// assert_eq!(tape.backward(l2)?.wrt(p[1]), -2.0);
+    /// # Ok::<(), autograd_core::TapeError>(())
+    /// ```
+    pub fn dot_of(a: Leaves<'t, S>, b: Leaves<'t, S>) -> Result<Self, TapeError> {
+        if a.len() != b.len() {
+            return Err(TapeError::LengthMismatch {
+                what: "dot_of's second operand",
+                expected: a.len(),
+                found: b.len(),
+            });
+        }
+        let (xs, ys) = (a.slots(), b.slots());
+        let value = xs
+            .iter()
+            .zip(ys)
+            .fold(S::ZERO, |s, (x, y)| s + x.x() * y.x());
+        Ok(nary(Op::Dot, value, &LeafDot(a, b)))
     }
 }
