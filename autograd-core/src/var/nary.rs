@@ -407,6 +407,35 @@ impl<'t, S: Scalar> Var<'t, S> {
             .iter()
             .zip(ys)
             .fold(S::ZERO, |s, (x, y)| s + x.x() * y.x());
+        // Both runs on one tape with room for every pair: the statement `nary`'s one-pass
+        // write gives, written here with the leaves' indices known (a leaf is one pending pair
+        // of partial 1), in a loop without a handle per term. Otherwise, or if it has at most
+        // two operands (taken back), `nary` decides.
+        let (t, n2) = (a.tape(), 2 * xs.len());
+        let before = t.len();
+        if core::ptr::addr_eq(t, b.tape())
+            && n2 > 2
+            && n2 <= MAX_OPERANDS
+            && before + n2 < t.capacity()
+        {
+            let (ia, ib) = (a.first_index(), b.first_index());
+            let index = t.push_with(Op::Dot, value, n2, |w: &[Slot<S>]| {
+                let mut k = 0;
+                for (i, (x, y)) in xs.iter().zip(ys).enumerate() {
+                    for (leaf, d) in [(ia, y.x()), (ib, x.x())] {
+                        if let (false, Some(slot)) = (d.is_zero(), w.get(k)) {
+                            slot.put_operand(leaf.wrapping_add(i as u32), d);
+                            k += 1;
+                        }
+                    }
+                }
+                k
+            });
+            if index != POISON && t.len() - before > 3 {
+                return Ok(Var::labelled(t, index, value, Op::Dot));
+            }
+            t.take_back(before);
+        }
         Ok(nary(Op::Dot, value, &LeafDot(a, b)))
     }
 }
