@@ -331,9 +331,10 @@ fn write<'t, S: Scalar, P: Source<'t, S>>(
 /// found by index (two products and two range tests a row); on `examples/profile trainer` the
 /// cursor's one split takes 7 fewer a row than finding the row by index (55 -> 48). Four rows
 /// read side by side ([`Source::next_four`]: each row's sum in its own order, so the same
-/// values) took the moons gradient from 1,154,527 instructions to 1,117,827 and a `Trainer`
-/// step from 850,764 to 833,264 (an input read once for four rows, and on x86-64 two rows to
-/// a vector instruction).
+/// values), in a loop of their own before the rows left over, took the moons gradient from
+/// 1,154,527 instructions to 1,073,927 and a `Trainer` step from 850,764 to 816,464 (an input
+/// read once for four rows, and on x86-64 two rows to a vector instruction); one loop choosing
+/// four rows or one at each turn took 1,117,827 and 833,264, and more on the M4F.
 #[inline(always)]
 fn scan<'t, S: Scalar>(
     t: &'t TapeView<S>,
