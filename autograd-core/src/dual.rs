@@ -156,6 +156,21 @@ pub(crate) fn guarded_mul<S: Scalar>(e: S, d: S) -> S {
     }
 }
 
+/// `d/dx x^c = c x^(c-1)`, for `z = x^c`: 0 for `c = 0`; at a negative base where `c - 1`
+/// rounds (an integer `c` of 2^53 or more, whose parity it may lose) `c z / x`, which takes the
+/// sign from the value; elsewhere `c x^(c-1)`, which keeps its precision where `z` is subnormal.
+/// Forward mode's rule for `powf` and `pow`, written apart from the tape's (`op.rs`).
+#[inline(always)]
+pub(crate) fn power_rule<S: Scalar>(x: S, c: S, z: S) -> S {
+    if c == S::ZERO {
+        S::ZERO
+    } else if x < S::ZERO && c - S::ONE + S::ONE != c {
+        c * z / x
+    } else {
+        c * x.pow(c - S::ONE)
+    }
+}
+
 /// `re + epsε`; nested duals are parenthesised: `(1 + 2ε) + (3 + 4ε)ε`.
 impl<S: Scalar> fmt::Display for Dual<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -281,27 +296,13 @@ macro_rules! dual_rules {
                 if c_s == S::ZERO {
                     return Self::constant(z);
                 }
-                // At a negative base where `c - 1` rounds (a huge integer `c`, whose parity it may
-                // lose), `c z / x`; else `c x^(c-1)`, which keeps its precision where `z` is
-                // subnormal.
-                let d = if self.re < S::ZERO && c_s - S::ONE + S::ONE != c_s {
-                    c_s * z / self.re
-                } else {
-                    c_s * self.re.pow(c_s - S::ONE)
-                };
-                self.chain_guarded(z, d)
+                self.chain_guarded(z, power_rule(self.re, c_s, z))
             }
             #[inline]
             fn pow(self, y: Self) -> Self {
                 let (x, yr) = (self.re, y.re);
                 let z = x.pow(yr);
-                let dx = if yr == S::ZERO {
-                    S::ZERO
-                } else if x < S::ZERO && yr - S::ONE + S::ONE != yr {
-                    yr * z / x // keeps the sign where `yr - 1` loses an integer's parity
-                } else {
-                    yr * x.pow(yr - S::ONE)
-                };
+                let dx = power_rule(x, yr, z);
                 // d/dy = ln(x) x^y, taken as 0 at x = 0, y >= 0 (as PyTorch), where 0^y is flat
                 // from the right.
                 let dy = if x == S::ZERO && yr >= S::ZERO {

@@ -6,7 +6,7 @@ use core::cmp::Ordering;
 use core::fmt;
 use core::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Sub, SubAssign};
 
-use crate::dual::{dual_left_scalar, dual_rules, guarded_mul, is_dual};
+use crate::dual::{dual_left_scalar, dual_rules, guarded_mul, is_dual, power_rule};
 use crate::{math, Number, Scalar};
 
 /// `re + Σ eps[k]·ε_k` with `ε_j ε_k = 0`: a value and its derivatives in `N` directions at once.
