@@ -21,6 +21,29 @@ trait Terms<'t, S: Scalar> {
     fn bound(&self) -> usize;
     /// The tape of the first term that has one.
     fn first_tape(&self) -> Option<&'t TapeView<S>>;
+    /// Writes the terms' pending pairs, each partial times its term's (a term whose partial is
+    /// zero is left out), into `w` from its first slot, in order, and returns how many; `None`
+    /// if a term is on a tape other than `t` (the caller takes back what was written). `w` holds
+    /// [`bound`](Self::bound) slots.
+    #[inline(always)]
+    fn write(&self, t: &TapeView<S>, w: &[Slot<S>]) -> Option<usize> {
+        let (mut k, mut other) = (0, None);
+        self.each(|x, d| {
+            if let Some(b) = x.tape.filter(|b| !core::ptr::addr_eq(*b, t)) {
+                other = Some(b);
+            }
+            if d.is_zero() {
+                return;
+            }
+            for j in 0..x.n as usize {
+                if let Some(slot) = w.get(k) {
+                    slot.put_operand(x.index[j], x.partial[j] * d);
+                    k += 1;
+                }
+            }
+        });
+        other.is_none().then_some(k)
+    }
 }
 
 struct Sum<'a, 't, S: Scalar>(&'a [Var<'t, S>]);
@@ -116,6 +139,26 @@ impl<'t, S: Scalar> Terms<'t, S> for LeafDot<'t, S> {
     fn first_tape(&self) -> Option<&'t TapeView<S>> {
         Some(self.0.tape()).filter(|_| !self.0.is_empty())
     }
+    /// The pairs [`Terms::write`] gives, from the two runs' slots: a leaf is one pending pair
+    /// (its index, partial 1), so no handle is made per term.
+    #[inline(always)]
+    fn write(&self, t: &TapeView<S>, w: &[Slot<S>]) -> Option<usize> {
+        let on_t = |l: &Leaves<'t, S>| core::ptr::addr_eq(l.tape(), t);
+        if !(on_t(&self.0) && on_t(&self.1)) {
+            return None;
+        }
+        let (ia, ib) = (self.0.first_index(), self.1.first_index());
+        let mut k = 0;
+        for (i, (x, y)) in self.0.slots().iter().zip(self.1.slots()).enumerate() {
+            for (leaf, d) in [(ia, y.x()), (ib, x.x())] {
+                if let (false, Some(slot)) = (d.is_zero(), w.get(k)) {
+                    slot.put_operand(leaf.wrapping_add(i as u32), d);
+                    k += 1;
+                }
+            }
+        }
+        Some(k)
+    }
 }
 
 /// `w · x + b` over a row of leaves `row` (its `x.len()` weights, then the bias), whose value
@@ -179,28 +222,12 @@ fn nary<'t, S: Scalar>(op: Op, value: S, terms: &impl Terms<'t, S>) -> Var<'t, S
         let bound = terms.bound();
         let before = t.len();
         if bound > 2 && bound <= MAX_OPERANDS && before + bound < t.capacity() {
-            let mut other = None;
-            let mut written = 0;
+            let mut written = None;
             let index = t.push_with(op, value, bound, |w: &[Slot<S>]| {
-                let mut k = 0;
-                terms.each(|x, d| {
-                    if let Some(b) = x.tape.filter(|b| !core::ptr::addr_eq(*b, t)) {
-                        other = Some(b);
-                    }
-                    if d.is_zero() {
-                        return;
-                    }
-                    for j in 0..x.n as usize {
-                        if let Some(slot) = w.get(k) {
-                            slot.put_operand(x.index[j], x.partial[j] * d);
-                            k += 1;
-                        }
-                    }
-                });
-                written = k;
-                k
+                written = terms.write(t, w);
+                written.unwrap_or(0)
             });
-            if other.is_none() && index != POISON {
+            if let (Some(written), true) = (written, index != POISON) {
                 if written > 2 {
                     return Var::labelled(t, index, value, op);
                 }
@@ -407,35 +434,6 @@ impl<'t, S: Scalar> Var<'t, S> {
             .iter()
             .zip(ys)
             .fold(S::ZERO, |s, (x, y)| s + x.x() * y.x());
-        // Both runs on one tape with room for every pair: the statement `nary`'s one-pass
-        // write gives, written here with the leaves' indices known (a leaf is one pending pair
-        // of partial 1), in a loop without a handle per term. Otherwise, or if it has at most
-        // two operands (taken back), `nary` decides.
-        let (t, n2) = (a.tape(), 2 * xs.len());
-        let before = t.len();
-        if core::ptr::addr_eq(t, b.tape())
-            && n2 > 2
-            && n2 <= MAX_OPERANDS
-            && before + n2 < t.capacity()
-        {
-            let (ia, ib) = (a.first_index(), b.first_index());
-            let index = t.push_with(Op::Dot, value, n2, |w: &[Slot<S>]| {
-                let mut k = 0;
-                for (i, (x, y)) in xs.iter().zip(ys).enumerate() {
-                    for (leaf, d) in [(ia, y.x()), (ib, x.x())] {
-                        if let (false, Some(slot)) = (d.is_zero(), w.get(k)) {
-                            slot.put_operand(leaf.wrapping_add(i as u32), d);
-                            k += 1;
-                        }
-                    }
-                }
-                k
-            });
-            if index != POISON && t.len() - before > 3 {
-                return Ok(Var::labelled(t, index, value, Op::Dot));
-            }
-            t.take_back(before);
-        }
         Ok(nary(Op::Dot, value, &LeafDot(a, b)))
     }
 }
