@@ -40,14 +40,14 @@ pub fn reverse_gradient<S: Scalar>(
 ) -> Result<S, TapeError> {
     tape.clear();
     let tape: &TapeView<S> = tape;
-    let mut vars = heapless::Vec::<Var<'_, S>, MAX_INPUTS>::new();
-    for &v in x {
-        vars.push(tape.var(v))
-            .map_err(|_| TapeError::DimensionTooLarge {
-                len: x.len(),
-                max: MAX_INPUTS,
-            })?;
+    if x.len() > MAX_INPUTS {
+        return Err(TapeError::DimensionTooLarge {
+            len: x.len(),
+            max: MAX_INPUTS,
+        });
     }
+    let mut vars = heapless::Vec::<Var<'_, S>, MAX_INPUTS>::new();
+    vars.extend(tape.vars(x));
     let y = f.eval(&vars);
     let grads = tape.backward(y)?;
     // The inputs are consecutive leaves: their adjoints are read in one pass.

@@ -108,7 +108,7 @@ pub use number::Number;
 pub use op::Op;
 pub use scalar::Scalar;
 pub use scratch::{MAX_DIMENSION, SCRATCH_STACK_BYTES};
-pub use tape::{Gradients, Leaves, Mark, Node, NodeId, Slot, Tape, TapeView, MAX_CAPACITY};
+pub use tape::{Gradients, Leaves, Mark, Node, NodeId, Slot, Tape, TapeView, Vars, MAX_CAPACITY};
 pub use var::{Activate, Var};
 
 /// The README's Rust examples, compiled and run as doctests so the README stays true.

@@ -27,12 +27,14 @@ mod gradients;
 mod ids;
 mod leaves;
 mod operands;
+mod vars;
 mod write;
 
 pub use gradients::Gradients;
 pub use ids::{Mark, NodeId};
 pub use leaves::Leaves;
 pub(crate) use operands::NO_OPERAND;
+pub use vars::Vars;
 
 /// A header's `link` has its top bit set, the operation in the next 7 bits, the [`LAYER`] flag
 /// in bit 23 and the count of slots below it that belong to the statement in the low 23; an
