@@ -91,4 +91,3 @@ impl<'t, S: Scalar> Iterator for Vars<'t, '_, S> {
 impl<S: Scalar> ExactSizeIterator for Vars<'_, '_, S> {}
 
 impl<S: Scalar> FusedIterator for Vars<'_, '_, S> {}
-
