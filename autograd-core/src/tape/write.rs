@@ -6,6 +6,14 @@ use crate::TapeError;
 
 use super::{Scalar, Slot, TapeView, MAX_OPERANDS, POISON};
 
+/// A tape's recording state ([`TapeView::recording`]).
+#[derive(Clone, Copy)]
+pub(crate) struct Recording {
+    len: u32,
+    error: Option<TapeError>,
+    overflow: u32,
+}
+
 /// The slots of a chain of statements over `count > MAX_OPERANDS` operands
 /// ([`TapeView::spread`]): the first part holds `MAX_OPERANDS` operands, each next one a link and
 /// at most `MAX_OPERANDS - 1` more, each part a header.
@@ -200,6 +208,28 @@ impl<S: Scalar> TapeView<S> {
     pub(crate) fn free_slots(&self, size: usize) -> Option<&[Slot<S>]> {
         let len = self.len();
         self.slots.get(len..len.checked_add(size)?)
+    }
+
+    /// What recording changes besides the slots past the end: taken before a write that may be
+    /// given up ([`forget_since`](Self::forget_since)).
+    #[inline]
+    pub(crate) fn recording(&self) -> Recording {
+        Recording {
+            len: self.len.get(),
+            error: self.error.get(),
+            overflow: self.overflow.get(),
+        }
+    }
+
+    /// Forgets everything recorded since `then` was taken, as if it had not been: the length,
+    /// the sticky error and the count of slots that did not fit as they were (the slots past
+    /// the end are never read, and every write fills the slots it takes). Only for writers that
+    /// let no handle to what they wrote escape.
+    #[cold]
+    pub(crate) fn forget_since(&self, then: Recording) {
+        self.len.set(then.len.min(self.len.get()));
+        self.error.set(then.error);
+        self.overflow.set(then.overflow);
     }
 
     /// Keeps the next `size` slots, written through [`free_slots`](Self::free_slots).

@@ -11,8 +11,9 @@ use crate::{Scalar, TapeError};
 use super::Var;
 
 mod source;
+mod stack;
 
-use source::{Rows, Source};
+use source::{Input, Rows, Source};
 
 impl<'t, S: Scalar> Var<'t, S> {
     /// A dense layer: `y[j] = w_j · x + b_j` for each row `j`, where `params` holds the rows one
@@ -339,33 +340,39 @@ fn write<'t, S: Scalar, P: Source<'t, S>>(
 fn scan<'t, S: Scalar>(
     t: &'t TapeView<S>,
     w0: u32,
-    mut rows: impl Source<'t, S>,
+    rows: impl Source<'t, S>,
     m: usize,
     x: &[Var<'t, S>],
     mut input: impl FnMut(usize, u32, S, S),
-    mut row: impl FnMut(usize, S),
+    row: impl FnMut(usize, S),
 ) -> bool {
-    // Summed finiteness tests: `v - v` is 0 for a finite `v` and NaN (poison in fixed point)
-    // otherwise, so one sum tests every value, without a branch each; where a sum is a library
-    // call (soft float, fixed point), a bit test each instead.
-    let (mut finite, mut tested) = (S::ZERO, true);
-    let mut test = |v: S| {
-        if S::COSTLY_PRODUCT {
-            tested &= v.is_finite();
-        } else {
-            finite += zero_if_finite(v);
-        }
-    };
+    let mut finite = Finite::new();
     for (i, xi) in x.iter().enumerate() {
         let (link, partial) = match xi.n {
             0 => (NO_OPERAND, S::ZERO),
             1 if xi.tape.is_some_and(|a| core::ptr::addr_eq(a, t)) => (xi.index[0], xi.partial[0]),
             _ => return false,
         };
-        test(partial);
-        test(xi.value);
+        finite.test(partial);
+        finite.test(xi.value);
         input(i, link, partial, xi.value);
     }
+    sums(t, w0, rows, m, x, &mut finite, row) && finite.all()
+}
+
+/// The rows' sums of [`scan`] over the inputs' values `x` (their handles, or the input slots
+/// written for them), each value tested into `finite`; `false` where a row is missing or the
+/// parameters are not the consecutive statements of `t` from `w0`.
+#[inline(always)]
+fn sums<'t, S: Scalar, X: Input<S>>(
+    t: &'t TapeView<S>,
+    w0: u32,
+    mut rows: impl Source<'t, S>,
+    m: usize,
+    x: &[X],
+    finite: &mut Finite<S>,
+    mut row: impl FnMut(usize, S),
+) -> bool {
     // Each row summed while its parameters are tested to be the consecutive statements `w0,
     // w0 + 1, ...` of this tape. A finite sum means finite weights and bias too: a non-finite
     // term (an infinite weight times 0 is NaN) makes the sum non-finite.
@@ -381,7 +388,7 @@ fn scan<'t, S: Scalar>(
         first = first.wrapping_add(4 * stride);
         consecutive &= ok;
         for value in values {
-            test(value);
+            finite.test(value);
             row(j, value);
             j += 1;
         }
@@ -392,13 +399,47 @@ fn scan<'t, S: Scalar>(
         };
         first = first.wrapping_add(stride);
         consecutive &= ok;
-        test(value);
+        finite.test(value);
         row(j, value);
         j += 1;
     }
     // The partials `p_i w_ji` are not stored: the sweep forms them, and a product that
     // overflows is sent as the non-finite term it is.
-    consecutive && tested && finite.is_finite()
+    consecutive
+}
+
+/// Summed finiteness tests: `v - v` is 0 for a finite `v` and NaN (poison in fixed point)
+/// otherwise, so one sum tests every value, without a branch each; where a sum is a library
+/// call (soft float, fixed point), a bit test each instead.
+struct Finite<S> {
+    sum: S,
+    tested: bool,
+}
+
+impl<S: Scalar> Finite<S> {
+    #[inline(always)]
+    fn new() -> Self {
+        Finite {
+            sum: S::ZERO,
+            tested: true,
+        }
+    }
+
+    /// Adds `v` to the values tested.
+    #[inline(always)]
+    fn test(&mut self, v: S) {
+        if S::COSTLY_PRODUCT {
+            self.tested &= v.is_finite();
+        } else {
+            self.sum += zero_if_finite(v);
+        }
+    }
+
+    /// `true` if every value tested is finite.
+    #[inline(always)]
+    fn all(&self) -> bool {
+        self.tested && self.sum.is_finite()
+    }
 }
 
 /// `v - v`: 0 for a finite `v`, NaN (poison in fixed point) otherwise.

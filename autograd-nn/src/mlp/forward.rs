@@ -51,6 +51,12 @@ trait Params<T: Number>: Copy {
     /// once, by the network; a `Result` returned from every layer of every sample cost 3 % of an
     /// XOR step on the M4F.)
     fn affine(self, x: &[T], y: &mut [T], act: Activation) -> bool;
+    /// The whole network `mlp` at `x` into `y` in one call, where these parameters allow it
+    /// ([`Var::affine_layers_of`] over leaves: no handle for a hidden unit); `false`, nothing
+    /// done, elsewhere.
+    fn network<const D: usize>(self, _mlp: &Mlp<D>, _x: &[T], _y: &mut [T]) -> bool {
+        false
+    }
 }
 
 impl<T: Number> Params<T> for &[T] {
@@ -82,6 +88,16 @@ impl<'t, S: Scalar> Params<Var<'t, S>> for Leaves<'t, S> {
     fn affine(self, x: &[Var<'t, S>], y: &mut [Var<'t, S>], act: Activation) -> bool {
         Var::affine_layer_of_then(self, x, y, act).is_ok()
     }
+
+    fn network<const D: usize>(self, mlp: &Mlp<D>, x: &[Var<'t, S>], y: &mut [Var<'t, S>]) -> bool {
+        let mut layers = heapless::Vec::<(usize, Activation), D>::new();
+        for layer in mlp.layers() {
+            if layers.push((layer.outputs, layer.activation)).is_err() {
+                return false;
+            }
+        }
+        Var::affine_layers_of(self, &mut layers, x, y) == Ok(true)
+    }
 }
 
 impl<const D: usize> Mlp<D> {
@@ -105,7 +121,9 @@ impl<const D: usize> Mlp<D> {
     /// [`forward`](Self::forward) on a tape whose parameters are the leaves `params`, checked
     /// once ([`TapeView::leaves`](autograd_core::TapeView::leaves)): the same values, gradients
     /// and slots as `forward` over their handles, without testing each parameter on every
-    /// sample. [`Trainer`](crate::Trainer) records this way.
+    /// sample, and, where the network can be one [`Var::affine_layers_of`] call (layers of two
+    /// inputs or more, finite values), without a handle for each hidden unit.
+    /// [`Trainer`](crate::Trainer) records this way.
     ///
     /// ```
     /// use autograd_core::{Tape, Var};
@@ -155,6 +173,9 @@ impl<const D: usize> Mlp<D> {
                     actual,
                 });
             }
+        }
+        if params.network(self, input, output) {
+            return Ok(());
         }
         if D == 3 {
             // One hidden layer (XOR's [2, 4, 1]): one buffer. A buffer holds MAX_WIDTH values

@@ -6,6 +6,27 @@ use crate::{Scalar, Var};
 
 use crate::var::address;
 
+/// Where a layer's writer reads an input's value: its handle, or the input slot written for it
+/// (which holds the value in an adjoint's place, `operands.rs`).
+pub(in crate::var) trait Input<S> {
+    /// The input's value.
+    fn value(&self) -> S;
+}
+
+impl<S: Scalar> Input<S> for Var<'_, S> {
+    #[inline(always)]
+    fn value(&self) -> S {
+        self.value
+    }
+}
+
+impl<S: Scalar> Input<S> for Slot<S> {
+    #[inline(always)]
+    fn value(&self) -> S {
+        self.adj()
+    }
+}
+
 /// Where the layer's writer (`write`) reads its rows' parameters: handles, each tested to be
 /// the tape's next consecutive statement ([`Rows`]), or leaves checked once ([`Leaves`]). A
 /// copy is a cursor over the rows: each call of `next_row` or `next_four` reads the next rows
@@ -19,13 +40,18 @@ pub(super) trait Source<'t, S: Scalar>: Copy {
     /// `Number::affine`'s order) and whether its parameters are the statements `first ..
     /// first + k` of `t` (`first = w0 + j (k + 1)`), the weights then the bias; `None` if there
     /// is no row left.
-    fn next_row(&mut self, x: &[Var<'t, S>], t: &'t TapeView<S>, first: u32) -> Option<(S, bool)>;
+    fn next_row<X: Input<S>>(
+        &mut self,
+        x: &[X],
+        t: &'t TapeView<S>,
+        first: u32,
+    ) -> Option<(S, bool)>;
     /// The next four rows as [`next_row`](Self::next_row) reads one, summed side by side, each
     /// in its own order (the same values): each input read once for the four, and four sums
     /// that do not wait on each other. `None` if fewer than four rows are left.
-    fn next_four(
+    fn next_four<X: Input<S>>(
         &mut self,
-        x: &[Var<'t, S>],
+        x: &[X],
         t: &'t TapeView<S>,
         first: u32,
     ) -> Option<([S; 4], bool)>;
@@ -52,7 +78,12 @@ impl<'t, S: Scalar> Source<'t, S> for Rows<'_, 't, S> {
     /// Each parameter tested to be the expected statement of this tape (one test for all,
     /// without a branch per parameter, in the pass that reads their values).
     #[inline(always)]
-    fn next_row(&mut self, x: &[Var<'t, S>], t: &'t TapeView<S>, first: u32) -> Option<(S, bool)> {
+    fn next_row<X: Input<S>>(
+        &mut self,
+        x: &[X],
+        t: &'t TapeView<S>,
+        first: u32,
+    ) -> Option<(S, bool)> {
         let k = x.len();
         let (w, rest) = self.params.split_at_checked(k)?;
         let (b, rest) = match self.bias {
@@ -68,15 +99,15 @@ impl<'t, S: Scalar> Source<'t, S> for Rows<'_, 't, S> {
         let mut value = b.value;
         for i in 0..k {
             consecutive &= is(&w[i], first.wrapping_add(i as u32));
-            value += w[i].value * x[i].value;
+            value += w[i].value * x[i].value();
         }
         Some((value, consecutive))
     }
 
     #[inline(always)]
-    fn next_four(
+    fn next_four<X: Input<S>>(
         &mut self,
-        x: &[Var<'t, S>],
+        x: &[X],
         t: &'t TapeView<S>,
         first: u32,
     ) -> Option<([S; 4], bool)> {
@@ -105,10 +136,11 @@ impl<'t, S: Scalar> Source<'t, S> for Rows<'_, 't, S> {
         let weights = w0.iter().zip(w1).zip(w2).zip(w3);
         for (i, (xi, (((a, b), c), d))) in x.iter().zip(weights).enumerate() {
             consecutive &= is(a, at(0, i)) & is(b, at(1, i)) & is(c, at(2, i)) & is(d, at(3, i));
-            value[0] += a.value * xi.value;
-            value[1] += b.value * xi.value;
-            value[2] += c.value * xi.value;
-            value[3] += d.value * xi.value;
+            let xi = xi.value();
+            value[0] += a.value * xi;
+            value[1] += b.value * xi;
+            value[2] += c.value * xi;
+            value[3] += d.value * xi;
         }
         Some((value, consecutive))
     }
@@ -122,20 +154,20 @@ impl<'t, S: Scalar> Source<'t, S> for Leaves<'t, S> {
 
     /// The weights' values read from their slots: leaves checked once, when `self` was made.
     #[inline(always)]
-    fn next_row(&mut self, x: &[Var<'t, S>], _: &'t TapeView<S>, _: u32) -> Option<(S, bool)> {
+    fn next_row<X: Input<S>>(&mut self, x: &[X], _: &'t TapeView<S>, _: u32) -> Option<(S, bool)> {
         let k = x.len();
         let (w, b) = self.take_front(k + 1)?.split_at(k);
         let mut value = b.first()?.x();
         for i in 0..k {
-            value += w[i].x() * x[i].value;
+            value += w[i].x() * x[i].value();
         }
         Some((value, true))
     }
 
     #[inline(always)]
-    fn next_four(
+    fn next_four<X: Input<S>>(
         &mut self,
-        x: &[Var<'t, S>],
+        x: &[X],
         _: &'t TapeView<S>,
         _: u32,
     ) -> Option<([S; 4], bool)> {
@@ -148,10 +180,11 @@ impl<'t, S: Scalar> Source<'t, S> for Leaves<'t, S> {
         let mut value = [bias(w0)?, bias(w1)?, bias(w2)?, bias(w3)?];
         let weights = w0.iter().zip(w1).zip(w2).zip(w3);
         for (xi, (((a, b), c), d)) in x.iter().zip(weights) {
-            value[0] += a.x() * xi.value;
-            value[1] += b.x() * xi.value;
-            value[2] += c.x() * xi.value;
-            value[3] += d.x() * xi.value;
+            let xi = xi.value();
+            value[0] += a.x() * xi;
+            value[1] += b.x() * xi;
+            value[2] += c.x() * xi;
+            value[3] += d.x() * xi;
         }
         Some((value, true))
     }

@@ -1,0 +1,286 @@
+//! `Var::affine_layers_of`: a network written in one call must record exactly what
+//! `Var::affine_layer_of_then` records layer after layer (the same slots, values, gradients and
+//! NaN provenance, bit for bit) where it records anything, and leave the tape exactly as it was
+//! where it declines (after which the layers are written one by one).
+
+use autograd_core::{Activate, AnomalyKind, Tape, TapeError, Var};
+use proptest::prelude::*;
+
+mod common;
+use common::{kinds, rounding_inputs, Input};
+
+/// The activations tried, one type for every layer: those `autograd-nn` passes, and two that
+/// record something (`exp` overflows into a statement of its own; a product with another leaf
+/// leaves two pending pairs).
+#[derive(Clone, Copy, Debug)]
+enum Act<'t> {
+    Identity,
+    Tanh,
+    Relu,
+    Sigmoid,
+    LeakyRelu,
+    Exp,
+    Times(Var<'t, f64>),
+}
+
+impl<'t> Activate<'t, f64> for Act<'t> {
+    fn apply(&mut self, v: Var<'t, f64>) -> Var<'t, f64> {
+        match *self {
+            Act::Identity => v,
+            Act::Tanh => v.tanh(),
+            Act::Relu => v.relu(),
+            Act::Sigmoid => v.sigmoid(),
+            Act::LeakyRelu => v.leaky_relu(0.01),
+            Act::Exp => (v * 300.0).exp(),
+            Act::Times(u) => v * u,
+        }
+    }
+}
+
+fn act<'t>(code: usize, u: Var<'t, f64>) -> Act<'t> {
+    match code {
+        0 => Act::Identity,
+        1 => Act::Tanh,
+        2 => Act::Relu,
+        3 => Act::Sigmoid,
+        4 => Act::LeakyRelu,
+        5 => Act::Exp,
+        _ => Act::Times(u),
+    }
+}
+
+/// A network: the input kinds and values, the layers' widths and activation codes, the
+/// parameters' values, and the free slots left on the tape before it is written.
+#[derive(Clone, Debug)]
+struct Net {
+    kinds: Vec<Input>,
+    xs: Vec<f64>,
+    layers: Vec<(usize, usize)>,
+    ps: Vec<f64>,
+    room: usize,
+}
+
+/// What a tape shows: its Graphviz export, length and error.
+fn tape_state(tape: &Tape<f64, 1024>) -> String {
+    let mut shown = String::new();
+    tape.write_dot(&mut shown).unwrap();
+    shown + &format!("\n{:?} {:?}", tape.len(), tape.check())
+}
+
+/// Everything a recording of `net` shows, as bits (NaN as one): the tape, the outputs' values,
+/// the gradients with respect to the parameters and the inputs' leaves, and NaN provenance's
+/// report; and whether `affine_layers_of` recorded it (`at_once`; else the layers one by one).
+fn record(net: &Net, at_once: bool) -> (String, bool) {
+    let tape = Tape::<f64, 1024>::new();
+    let us: Vec<_> = net.xs.iter().map(|&v| tape.var(v)).collect();
+    let u2 = tape.var(0.5);
+    let params: Vec<_> = net.ps.iter().map(|&p| tape.var(p)).collect();
+    let x = rounding_inputs(&net.kinds, &us, u2, &net.xs);
+    while tape.capacity() - tape.len() > net.room {
+        tape.var(0.0);
+    }
+    let leaves = tape.leaves(params[0].id().unwrap(), params.len()).unwrap();
+    let mut layers: Vec<(usize, Act<'_>)> =
+        net.layers.iter().map(|&(m, a)| (m, act(a, u2))).collect();
+    let mut y = vec![Var::constant(0.0); layers.last().unwrap().0];
+    let mut recorded = false;
+    if at_once {
+        let before = tape_state(&tape);
+        recorded = Var::affine_layers_of(leaves, &mut layers, &x, &mut y).unwrap();
+        if !recorded {
+            assert_eq!(tape_state(&tape), before, "declined, yet the tape changed");
+        }
+    }
+    if !recorded {
+        let mut input = x.clone();
+        let mut offset = 0;
+        for (m, f) in layers.iter_mut() {
+            let count = *m * (input.len() + 1);
+            let own = leaves.range(offset, count).unwrap();
+            offset += count;
+            let mut out = vec![Var::constant(0.0); *m];
+            Var::affine_layer_of_then(own, &input, &mut out, *f).unwrap();
+            input = out;
+        }
+        y = input;
+    }
+    let out = y.iter().enumerate().fold(Var::constant(0.0), |s, (j, yj)| {
+        s + *yj * (0.3 * j as f64 - 0.7)
+    });
+    let mut shown = tape_state(&tape);
+    for v in &y {
+        shown += &bits(v.value());
+    }
+    if let Ok(g) = tape.backward(out) {
+        for v in params.iter().chain(&us).chain([&u2]) {
+            shown += &bits(g.wrt(*v));
+        }
+    }
+    if let Some(a) = tape.anomaly(out) {
+        let kind = matches!(a.kind, AnomalyKind::Value);
+        shown += &format!(" {} {} {} {}", a.index, a.op, kind, bits(a.value));
+    }
+    (shown, recorded)
+}
+
+/// A value's bits, every NaN alike (see `tests/leaves.rs`).
+fn bits(v: f64) -> String {
+    if v.is_nan() {
+        " NaN".into()
+    } else {
+        format!(" {:x}", v.to_bits())
+    }
+}
+
+/// Ordinary values and values that break arithmetic.
+fn value() -> impl Strategy<Value = f64> {
+    prop_oneof![
+        80 => -3.0f64..3.0,
+        1 => prop_oneof![
+            Just(0.0),
+            Just(1e300),
+            Just(f64::INFINITY),
+            Just(f64::NAN),
+        ],
+    ]
+}
+
+/// Networks of one to three layers over one to five inputs, mostly of ordinary inputs and
+/// activations (so that most are recorded at once), with room or without.
+fn net() -> impl Strategy<Value = Net> {
+    let widths = prop::collection::vec(
+        (
+            prop_oneof![1 => Just(1usize), 4 => 2usize..6],
+            prop_oneof![6 => 0usize..5, 1 => 5usize..7],
+        ),
+        1..4,
+    );
+    (prop_oneof![1 => Just(1usize), 4 => 2usize..6], widths)
+        .prop_flat_map(|(k, layers)| {
+            let mut count = 0;
+            let mut inputs = k;
+            for &(m, _) in &layers {
+                count += m * (inputs + 1);
+                inputs = m;
+            }
+            (
+                prop::collection::vec(
+                    prop_oneof![4 => Just(Input::Leaf), 4 => Just(Input::Constant), 2 => kinds()],
+                    k,
+                ),
+                prop::collection::vec(value(), k),
+                Just(layers),
+                prop::collection::vec(value(), count),
+                prop_oneof![4 => Just(1024usize), 1 => 0usize..40],
+            )
+        })
+        .prop_map(|(kinds, xs, layers, ps, room)| Net {
+            kinds,
+            xs,
+            layers,
+            ps,
+            room,
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+    #[test]
+    fn a_network_at_once_records_what_its_layers_record_one_by_one(net in net()) {
+        let (at_once, _) = record(&net, true);
+        let (one_by_one, _) = record(&net, false);
+        prop_assert_eq!(at_once, one_by_one);
+    }
+}
+
+#[test]
+fn an_ordinary_network_is_recorded_at_once() {
+    // Three inputs (two leaves and a constant), layers 4 (tanh), 3 (relu), 2 (identity).
+    let net = Net {
+        kinds: vec![Input::Leaf, Input::Constant, Input::Scaled],
+        xs: vec![0.5, -1.0, 2.0],
+        layers: vec![(4, 1), (3, 2), (2, 0)],
+        ps: (0..4 * 4 + 3 * 5 + 2 * 4)
+            .map(|i| ((i * 7) % 11) as f64 / 5.0 - 1.0)
+            .collect(),
+        room: 1024,
+    };
+    let (at_once, recorded) = record(&net, true);
+    assert!(recorded);
+    assert_eq!(at_once, record(&net, false).0);
+}
+
+#[test]
+fn a_network_that_does_not_fit_or_records_in_its_activations_is_declined() {
+    let base = Net {
+        kinds: vec![Input::Leaf, Input::Leaf],
+        xs: vec![0.5, -1.0],
+        layers: vec![(3, 1), (1, 0)],
+        ps: (0..3 * 3 + 4).map(|i| i as f64 / 7.0 - 0.5).collect(),
+        room: 1024,
+    };
+    assert!(record(&base, true).1);
+    // Each asks for the one-by-one write, which records what it records.
+    let tight = Net {
+        room: 8,
+        ..base.clone()
+    };
+    let product = Net {
+        layers: vec![(3, 6), (1, 0)],
+        ..base.clone()
+    };
+    let overflow = Net {
+        xs: vec![5.0, 5.0],
+        layers: vec![(3, 5), (1, 0)],
+        ..base.clone()
+    };
+    let one_input = Net {
+        kinds: vec![Input::Leaf],
+        xs: vec![0.5],
+        ps: (0..2 * 3 + 4).map(f64::from).collect(),
+        ..base
+    };
+    for net in [tight, product, overflow, one_input] {
+        let (at_once, recorded) = record(&net, true);
+        assert!(!recorded, "{net:?}");
+        assert_eq!(at_once, record(&net, false).0);
+    }
+}
+
+#[test]
+fn wrong_shapes_are_errors() {
+    let tape = Tape::<f64, 64>::new();
+    let p: Vec<_> = (0..7).map(|i| tape.var(i as f64)).collect();
+    let leaves = tape.leaves(p[0].id().unwrap(), 7).unwrap();
+    let x = [Var::constant(1.0), Var::constant(2.0)];
+    type Id = fn(Var<'_, f64>) -> Var<'_, f64>;
+    let id: Id = |v| v;
+    let mut y = [Var::constant(0.0)];
+    let none: &mut [(usize, Id)] = &mut [];
+    let mismatch = |what, expected, found| TapeError::LengthMismatch {
+        what,
+        expected,
+        found,
+    };
+    assert_eq!(
+        Var::affine_layers_of(leaves, none, &x, &mut y),
+        Err(mismatch("affine_layers_of's layers", 1, 0))
+    );
+    // [2 -> 2 -> 1] needs 2 * 3 + 1 * 3 = 9 parameters.
+    assert_eq!(
+        Var::affine_layers_of(leaves, &mut [(2, id), (1, id)], &x, &mut y),
+        Err(mismatch("affine_layers_of's parameters", 9, 7))
+    );
+    let mut y2 = [Var::constant(0.0); 2];
+    // One layer of 2 outputs (6 parameters), given room for 1.
+    assert_eq!(
+        Var::affine_layers_of(
+            leaves.range(0, 6).unwrap(),
+            &mut [(2, id)],
+            &x,
+            &mut y2[..1]
+        ),
+        Err(mismatch("affine_layers_of's outputs", 2, 1))
+    );
+    assert_eq!(tape.len(), 7);
+}
