@@ -9,7 +9,7 @@ use autograd_core::{AnomalyKind, NodeId, Tape, TapeError, Var};
 use proptest::prelude::*;
 
 mod common;
-use common::{kinds, rounding_inputs, Input};
+use common::{bits, kinds, rounding_inputs, shown, Input};
 
 /// Everything a recording shows, as bits (NaN as one): the tape drawn by Graphviz export (every statement,
 /// operation, operand and partial), the rows' values, the gradients with respect to the
@@ -43,25 +43,8 @@ fn record(
     if path != Path::LeavesThen {
         y.iter_mut().for_each(|v| *v = activate(act, *v));
     }
-    let out = y.iter().enumerate().fold(Var::constant(0.0), |s, (j, yj)| {
-        s + *yj * (0.3 * j as f64 - 0.7)
-    });
-    let mut shown = String::new();
-    tape.write_dot(&mut shown).unwrap();
-    shown += &format!("\n{:?} {:?}", tape.len(), tape.check());
-    for v in &y {
-        shown += &bits(v.value());
-    }
-    if let Ok(g) = tape.backward(out) {
-        for v in params.iter().chain(&us).chain([&u2]) {
-            shown += &bits(g.wrt(*v));
-        }
-    }
-    if let Some(a) = tape.anomaly(out) {
-        let kind = matches!(a.kind, AnomalyKind::Value);
-        shown += &format!(" {} {} {} {}", a.index, a.op, kind, bits(a.value));
-    }
-    shown
+    let wrt: Vec<_> = params.iter().chain(&us).chain([&u2]).copied().collect();
+    shown(&tape, &y, &wrt)
 }
 
 /// How [`record`] writes the layer.
@@ -85,17 +68,6 @@ fn activate(act: usize, v: Var<'_, f64>) -> Var<'_, f64> {
         2 => v.relu(),
         3 => v.sigmoid(),
         _ => v.leaky_relu(0.01),
-    }
-}
-
-/// A value's bits, every NaN alike: a NaN's sign and payload are not specified by the operation
-/// that made it (Rust and LLVM may swap an addition's operands), so two paths that sum in the
-/// same order may still differ there.
-fn bits(v: f64) -> String {
-    if v.is_nan() {
-        " NaN".into()
-    } else {
-        format!(" {:x}", v.to_bits())
     }
 }
 

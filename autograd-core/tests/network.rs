@@ -3,11 +3,11 @@
 //! NaN provenance, bit for bit) where it records anything, and leave the tape exactly as it was
 //! where it declines (after which the layers are written one by one).
 
-use autograd_core::{Activate, AnomalyKind, Tape, TapeError, Var};
+use autograd_core::{Activate, Tape, TapeError, Var};
 use proptest::prelude::*;
 
 mod common;
-use common::{kinds, rounding_inputs, Input};
+use common::{kinds, rounding_inputs, shown, Input};
 
 /// The activations tried, one type for every layer: those `autograd-nn` passes, and two that
 /// record something (`exp` overflows into a statement of its own; a product with another leaf
@@ -104,32 +104,8 @@ fn record(net: &Net, at_once: bool) -> (String, bool) {
         }
         y = input;
     }
-    let out = y.iter().enumerate().fold(Var::constant(0.0), |s, (j, yj)| {
-        s + *yj * (0.3 * j as f64 - 0.7)
-    });
-    let mut shown = tape_state(&tape);
-    for v in &y {
-        shown += &bits(v.value());
-    }
-    if let Ok(g) = tape.backward(out) {
-        for v in params.iter().chain(&us).chain([&u2]) {
-            shown += &bits(g.wrt(*v));
-        }
-    }
-    if let Some(a) = tape.anomaly(out) {
-        let kind = matches!(a.kind, AnomalyKind::Value);
-        shown += &format!(" {} {} {} {}", a.index, a.op, kind, bits(a.value));
-    }
-    (shown, recorded)
-}
-
-/// A value's bits, every NaN alike (see `tests/leaves.rs`).
-fn bits(v: f64) -> String {
-    if v.is_nan() {
-        " NaN".into()
-    } else {
-        format!(" {:x}", v.to_bits())
-    }
+    let wrt: Vec<_> = params.iter().chain(&us).chain([&u2]).copied().collect();
+    (shown(&tape, &y, &wrt), recorded)
 }
 
 /// Ordinary values and values that break arithmetic.

@@ -1,8 +1,8 @@
-//! What `tests/neuron.rs`, `tests/layer.rs` and `tests/leaves.rs` share: the kinds of inputs a
-//! neuron or a layer is tested on, made from leaves.
+//! What `tests/neuron.rs`, `tests/layer.rs`, `tests/leaves.rs` and `tests/network.rs` share: the
+//! kinds of inputs a neuron or a layer is tested on, made from leaves, and how a value is shown.
 #![allow(dead_code)] // (each test file uses what it needs of these)
 
-use autograd_core::Var;
+use autograd_core::{AnomalyKind, TapeView, Var};
 use proptest::prelude::*;
 
 /// How an input is made from its leaf `u` (value `v`).
@@ -81,4 +81,41 @@ pub fn kinds() -> impl Strategy<Value = Input> {
         Just(Input::Relu),
         Just(Input::Product),
     ]
+}
+
+/// A value's bits, every NaN alike: a NaN's sign and payload are not specified by the operation
+/// that made it (Rust and LLVM may swap an addition's operands), so two paths that sum in the
+/// same order may still differ there.
+pub fn bits(v: f64) -> String {
+    if v.is_nan() {
+        " NaN".into()
+    } else {
+        format!(" {:x}", v.to_bits())
+    }
+}
+
+/// Everything a recording shows, as bits (NaN as one): the tape drawn by Graphviz export (every
+/// statement, operation, operand and partial), its length and error, the outputs' values, and
+/// for a fixed combination of the outputs its gradients with respect to `wrt` and NaN
+/// provenance's report.
+pub fn shown(tape: &TapeView<f64>, y: &[Var<'_, f64>], wrt: &[Var<'_, f64>]) -> String {
+    let out = y.iter().enumerate().fold(Var::constant(0.0), |s, (j, yj)| {
+        s + *yj * (0.3 * j as f64 - 0.7)
+    });
+    let mut shown = String::new();
+    tape.write_dot(&mut shown).unwrap();
+    shown += &format!("\n{:?} {:?}", tape.len(), tape.check());
+    for v in y {
+        shown += &bits(v.value());
+    }
+    if let Ok(g) = tape.backward(out) {
+        for v in wrt {
+            shown += &bits(g.wrt(*v));
+        }
+    }
+    if let Some(a) = tape.anomaly(out) {
+        let kind = matches!(a.kind, AnomalyKind::Value);
+        shown += &format!(" {} {} {} {}", a.index, a.op, kind, bits(a.value));
+    }
+    shown
 }

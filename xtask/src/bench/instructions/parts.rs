@@ -29,6 +29,7 @@ fn part_of(file: &str, name: &str) -> &'static str {
     } else if has("merge_shared")
         || has("write_apart")
         || has("layer::write")
+        || has("layer::stack")
         || has("tape::write")
         || has("var::nary")
         || has("non_finite")
@@ -100,6 +101,8 @@ mod tests {
             "sweep"
         );
         assert_eq!(part_of(core, "autograd_core::var::layer::write"), "writes");
+        let stack = "autograd_core::var::layer::stack::write_stack";
+        assert_eq!(part_of(core, stack), "writes");
         let nn = "autograd_nn::mlp::forward::<impl autograd_nn::mlp::Layer>::forward_by";
         assert_eq!(part_of("forward.rs", nn), "nn");
         assert_eq!(part_of("var.rs", "profile::main"), REST);
