@@ -9,9 +9,10 @@ use proptest::prelude::*;
 mod common;
 use common::{kinds, rounding_inputs, shown, Input};
 
-/// The activations tried, one type for every layer: those `autograd-nn` passes, and two that
-/// record something (`exp` overflows into a statement of its own; a product with another leaf
-/// leaves two pending pairs).
+/// The activations tried, one type for every layer: those `autograd-nn` passes, and three that
+/// record something or would (`exp` overflows into a statement of its own; a product with
+/// another leaf leaves two pending pairs; that product recorded is a statement, and one pair on
+/// it).
 #[derive(Clone, Copy, Debug)]
 enum Act<'t> {
     Identity,
@@ -21,6 +22,7 @@ enum Act<'t> {
     LeakyRelu,
     Exp,
     Times(Var<'t, f64>),
+    Recorded(Var<'t, f64>),
 }
 
 impl<'t> Activate<'t, f64> for Act<'t> {
@@ -33,6 +35,8 @@ impl<'t> Activate<'t, f64> for Act<'t> {
             Act::LeakyRelu => v.leaky_relu(0.01),
             Act::Exp => (v * 300.0).exp(),
             Act::Times(u) => v * u,
+            // A statement of its own, and one pending pair on it.
+            Act::Recorded(u) => (v * u).recorded().unwrap_or(v),
         }
     }
 }
@@ -45,7 +49,8 @@ fn act<'t>(code: usize, u: Var<'t, f64>) -> Act<'t> {
         3 => Act::Sigmoid,
         4 => Act::LeakyRelu,
         5 => Act::Exp,
-        _ => Act::Times(u),
+        6 => Act::Times(u),
+        _ => Act::Recorded(u),
     }
 }
 
@@ -127,7 +132,7 @@ fn net() -> impl Strategy<Value = Net> {
     let widths = prop::collection::vec(
         (
             prop_oneof![1 => Just(1usize), 4 => 2usize..6],
-            prop_oneof![6 => 0usize..5, 1 => 5usize..7],
+            prop_oneof![6 => 0usize..5, 1 => 5usize..8],
         ),
         1..4,
     );
@@ -147,7 +152,7 @@ fn net() -> impl Strategy<Value = Net> {
                 prop::collection::vec(value(), k),
                 Just(layers),
                 prop::collection::vec(value(), count),
-                prop_oneof![4 => Just(1024usize), 1 => 0usize..40],
+                prop_oneof![3 => Just(1024usize), 2 => 0usize..40],
             )
         })
         .prop_map(|(kinds, xs, layers, ps, room)| Net {
@@ -205,6 +210,11 @@ fn a_network_that_does_not_fit_or_records_in_its_activations_is_declined() {
         layers: vec![(3, 6), (1, 0)],
         ..base.clone()
     };
+    // (A statement each, written by the activation above the next layer's reserved slots.)
+    let written = Net {
+        layers: vec![(3, 7), (1, 0)],
+        ..base.clone()
+    };
     let overflow = Net {
         xs: vec![5.0, 5.0],
         layers: vec![(3, 5), (1, 0)],
@@ -216,7 +226,7 @@ fn a_network_that_does_not_fit_or_records_in_its_activations_is_declined() {
         ps: (0..2 * 3 + 4).map(f64::from).collect(),
         ..base
     };
-    for net in [tight, product, overflow, one_input] {
+    for net in [tight, product, written, overflow, one_input] {
         let (at_once, recorded) = record(&net, true);
         assert!(!recorded, "{net:?}");
         assert_eq!(at_once, record(&net, false).0);
@@ -259,4 +269,24 @@ fn wrong_shapes_are_errors() {
         Err(mismatch("affine_layers_of's outputs", 2, 1))
     );
     assert_eq!(tape.len(), 7);
+}
+
+#[test]
+fn an_activation_that_fails_to_record_for_want_of_room_declines_the_network() {
+    // The first layer's units times a leaf overflow (value times partials): each is written as a
+    // statement of its own, and with room for the two layers only, the first such write fails.
+    // Found by the proptest (seed in CI): the network was recorded as if the unit depended on
+    // nothing, where the layers one by one record the first unit's statement.
+    let net = Net {
+        kinds: vec![Input::Leaf, Input::Leaf, Input::Leaf],
+        xs: vec![0.0, 0.0, 1.0927274345830484],
+        layers: vec![(2, 6), (2, 1)],
+        ps: vec![
+            0.0, 0.0, 1.515, 0.0, 0.0, 0.0, -1.913, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+        ],
+        room: 11,
+    };
+    let (at_once, recorded) = record(&net, true);
+    assert!(!recorded);
+    assert_eq!(at_once, record(&net, false).0);
 }

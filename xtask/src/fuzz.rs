@@ -20,7 +20,7 @@ use crate::project_root;
 use crate::table::Table;
 
 /// The fuzz targets, in the order they run.
-const TARGETS: [(&str, &str); 3] = [
+const TARGETS: [(&str, &str); 4] = [
     (
         "differential",
         "arbitrary programs of every op in f64/f32: tape vs Dual vs a reference interpreter",
@@ -28,6 +28,10 @@ const TARGETS: [(&str, &str); 3] = [
     (
         "capacity",
         "programs longer than a small tape: always CapacityExceeded, rewind/clear work again",
+    ),
+    (
+        "network",
+        "a network in one call vs its layers one by one: the same tape, or the tape untouched",
     ),
     (
         "parse",
@@ -56,6 +60,7 @@ Installs cargo-fuzz with `cargo install cargo-fuzz --locked` if it is missing.
 Targets:
   differential   arbitrary programs of every op in f64/f32: tape vs Dual vs a reference interpreter
   capacity       programs longer than a small tape: always CapacityExceeded, rewind/clear work again
+  network        a network in one call vs its layers one by one: the same tape, or the tape untouched
   parse          any text to the expression parser of `cargo xtask grad`: an Expr or an error, no panic
 
 Options:

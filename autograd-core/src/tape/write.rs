@@ -232,6 +232,13 @@ impl<S: Scalar> TapeView<S> {
         self.overflow.set(then.overflow);
     }
 
+    /// The slots in use and the slots asked for that did not fit: the same before and after a
+    /// computation exactly when it wrote nothing and tried to write nothing.
+    #[inline(always)]
+    pub(crate) fn writes(&self) -> (u32, u32) {
+        (self.len.get(), self.overflow.get())
+    }
+
     /// Keeps the next `size` slots, written through [`free_slots`](Self::free_slots).
     #[inline(always)]
     pub(crate) fn commit(&self, size: usize) {

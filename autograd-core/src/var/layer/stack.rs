@@ -23,8 +23,9 @@ impl<'t, S: Scalar> Var<'t, S> {
     /// Where it returns `Ok(false)`, nothing is recorded and the tape is as it was (its length
     /// and its error): a layer cannot be one layer statement (an input with two pending partials
     /// or on another tape, a value that is not finite, a layer of fewer than two inputs), the
-    /// tape has no room for the network, or an activation recorded something; record the layers
-    /// one by one then. The activations may have been applied by then: give functions of their
+    /// tape has no room for the network, or a hidden unit's activation recorded something or
+    /// tried to (a result that is not finite is a statement of its own, which may not fit);
+    /// record the layers one by one then. The activations may have been applied by then: give functions of their
     /// input.
     ///
     /// # Errors
@@ -138,9 +139,10 @@ fn write_stack<'t, S: Scalar, A: Activate<'t, S>>(
         let Some((inputs, next_heads)) = reserve(t, k, m) else {
             return false;
         };
-        // (Reserved first, so that an activation that records something writes after them:
-        // that is then seen here, and the layer given up.)
-        let end = t.len();
+        // (Reserved first, so that an activation that records something writes after them, or
+        // fails to for want of room: either is then seen here, and the network given up. What
+        // else an activation may do, such as set the tape's error, it does in either order.)
+        let reserved = t.writes();
         for (i, (head, slot)) in heads.iter().zip(inputs).enumerate() {
             let v = f.apply(Var::labelled(t, top + i as u32, head.x(), Op::Dot));
             let Some((link, partial)) = pair(&v, t) else {
@@ -150,7 +152,7 @@ fn write_stack<'t, S: Scalar, A: Activate<'t, S>>(
             finite.test(v.value);
             slot.put_paired(link, partial, v.value);
         }
-        if t.len() != end {
+        if t.writes() != reserved {
             return false;
         }
         let Some(next_top) = rows(t, params, &mut offset, inputs, next_heads, &mut finite) else {
