@@ -20,7 +20,7 @@ struct Input {
     /// Each input's kind (`kind % 5`: constant, leaf, 3 leaf, relu(leaf), leaf times another
     /// leaf) and value; at most 6 are used.
     inputs: Vec<(u8, f64)>,
-    /// Each layer's width (`1 + w % 6`) and activation (`a % 8`); at most 3 are used.
+    /// Each layer's width (`w % 7`, none at times) and activation (`a % 8`); at most 3 are used.
     layers: Vec<(u8, u8)>,
     /// The parameters' values, used in turn (1.0 if there are none).
     params: Vec<f64>,
@@ -86,7 +86,7 @@ fn record<S: Scalar>(input: &Input, at_once: bool) -> String {
         .layers
         .iter()
         .take(3)
-        .map(|&(w, a)| (1 + w as usize % 6, a % 8))
+        .map(|&(w, a)| (w as usize % 7, a % 8))
         .collect();
     if widths.is_empty() {
         return String::new();
@@ -109,6 +109,9 @@ fn record<S: Scalar>(input: &Input, at_once: bool) -> String {
     for &(m, _) in &widths {
         count += m * (k + 1);
         k = m;
+    }
+    if count == 0 {
+        return String::new();
     }
     let params: Vec<_> = (0..count)
         .map(|i| {

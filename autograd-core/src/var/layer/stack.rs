@@ -20,13 +20,13 @@ impl<'t, S: Scalar> Var<'t, S> {
     /// was made for a hidden unit: each unit's activation is written straight into the next
     /// layer's input slot.
     ///
-    /// Where it returns `Ok(false)`, nothing is recorded and the tape is as it was (its length
-    /// and its error): a layer cannot be one layer statement (an input with two pending partials
-    /// or on another tape, a value that is not finite, a layer of fewer than two inputs), the
-    /// tape has no room for the network, or a hidden unit's activation recorded something or
-    /// tried to (a result that is not finite is a statement of its own, which may not fit);
-    /// record the layers one by one then. The activations may have been applied by then: give functions of their
-    /// input.
+    /// Where it returns `Ok(false)`, nothing is recorded and the tape is as it was (its length,
+    /// its error and its count of slots that did not fit): a layer cannot be one layer statement
+    /// (an input with two pending partials or on another tape, a value that is not finite, a
+    /// layer of fewer than two inputs or of no rows), the tape has no room for the network, or a
+    /// hidden unit's activation recorded something or tried to (a result that is not finite is a
+    /// statement of its own, which may not fit); record the layers one by one then. The
+    /// activations may have been applied by then: give functions of their input.
     ///
     /// # Errors
     /// [`TapeError::LengthMismatch`] if there are no layers, if `params` does not hold the
@@ -190,11 +190,12 @@ type Reserved<'a, S> = (&'a [Slot<S>], &'a [Slot<S>]);
 
 /// Takes the slots of a layer statement of `k` inputs and `m` rows past the tape's end: its
 /// input slots and its rows' headers (the slot between them names the first weight, written
-/// by [`rows`]). `None` where the layer cannot be one statement or finds no room.
+/// by [`rows`]). `None` where the layer cannot be one statement (fewer than two inputs, no rows,
+/// too many slots) or finds no room.
 #[inline(always)]
 fn reserve<S: Scalar>(t: &TapeView<S>, k: usize, m: usize) -> Option<Reserved<'_, S>> {
     let size = k + 1 + m;
-    if k < 2 || size > MAX_OPERANDS {
+    if k < 2 || m == 0 || size > MAX_OPERANDS {
         return None;
     }
     let slots = t.free_slots(size)?;
