@@ -230,9 +230,7 @@ fn a_network_that_does_not_fit_or_records_in_its_activations_is_declined() {
         ..base
     };
     for net in [tight, product, written, overflow, one_input] {
-        let (at_once, recorded) = record(&net, true);
-        assert!(!recorded, "{net:?}");
-        assert_eq!(at_once, record(&net, false).0);
+        assert_declined(&net);
     }
 }
 
@@ -290,9 +288,7 @@ fn a_layer_of_no_rows_is_written_one_by_one() {
         ..base.clone()
     };
     for net in [base, first] {
-        let (at_once, recorded) = record(&net, true);
-        assert!(!recorded, "{net:?}");
-        assert_eq!(at_once, record(&net, false).0);
+        assert_declined(&net);
     }
 }
 
@@ -311,7 +307,12 @@ fn an_activation_that_fails_to_record_for_want_of_room_declines_the_network() {
         ],
         room: 11,
     };
-    let (at_once, recorded) = record(&net, true);
-    assert!(!recorded);
-    assert_eq!(at_once, record(&net, false).0);
+    assert_declined(&net);
+}
+
+/// `net` is declined by the one call, which then records what the layers one by one record.
+fn assert_declined(net: &Net) {
+    let (at_once, recorded) = record(net, true);
+    assert!(!recorded, "{net:?}");
+    assert_eq!(at_once, record(net, false).0);
 }

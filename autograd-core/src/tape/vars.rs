@@ -37,14 +37,13 @@ impl<S: Scalar> TapeView<S> {
     /// # Ok::<(), TapeError>(())
     /// ```
     pub fn vars<'t, 'v>(&'t self, values: &'v [S]) -> Vars<'t, 'v, S> {
-        let len = self.len.get() as usize;
-        let room = self.slots.len().saturating_sub(len);
-        let fit = values.len().min(room);
+        let len = self.len();
+        let fit = values.len().min(self.capacity() - len);
         let (written, rest) = values.split_at(fit);
-        for (slot, &v) in self.slots[len..len + fit].iter().zip(written) {
+        for (slot, &v) in self.free_slots(fit).unwrap_or(&[]).iter().zip(written) {
             slot.put_header(v, Op::Leaf, 0);
         }
-        self.len.set((len + fit) as u32);
+        self.commit(fit);
         if !rest.is_empty() {
             self.full(rest.len());
         }

@@ -232,11 +232,12 @@ impl<S: Scalar> TapeView<S> {
         self.overflow.set(then.overflow);
     }
 
-    /// The slots in use and the slots asked for that did not fit: the same before and after a
-    /// computation exactly when it wrote nothing and tried to write nothing.
+    /// `true` if something was written, or asked for room that it did not find, since `then`
+    /// was taken: the slots in use or the count of slots that did not fit changed (the error is
+    /// left out: it is sticky, so it may not change, and what sets it does not write).
     #[inline(always)]
-    pub(crate) fn writes(&self) -> (u32, u32) {
-        (self.len.get(), self.overflow.get())
+    pub(crate) fn wrote_since(&self, then: &Recording) -> bool {
+        self.len.get() != then.len || self.overflow.get() != then.overflow
     }
 
     /// Keeps the next `size` slots, written through [`free_slots`](Self::free_slots).

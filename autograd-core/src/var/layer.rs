@@ -348,16 +348,31 @@ fn scan<'t, S: Scalar>(
 ) -> bool {
     let mut finite = Finite::new();
     for (i, xi) in x.iter().enumerate() {
-        let (link, partial) = match xi.n {
-            0 => (NO_OPERAND, S::ZERO),
-            1 if xi.tape.is_some_and(|a| core::ptr::addr_eq(a, t)) => (xi.index[0], xi.partial[0]),
-            _ => return false,
+        let Some((link, partial)) = input_pair(xi, t, &mut finite) else {
+            return false;
         };
-        finite.test(partial);
-        finite.test(xi.value);
         input(i, link, partial, xi.value);
     }
     sums(t, w0, rows, m, x, &mut finite, row) && finite.all()
+}
+
+/// The pair a layer statement's input slot holds for the input `v`: [`NO_OPERAND`] for a value
+/// that depends on nothing recorded, else its one pending pair (the partial and the value tested
+/// into `finite`); `None` where the input cannot be a layer's (two pairs, or another tape).
+#[inline(always)]
+fn input_pair<'t, S: Scalar>(
+    v: &Var<'t, S>,
+    t: &'t TapeView<S>,
+    finite: &mut Finite<S>,
+) -> Option<(u32, S)> {
+    let (link, partial) = match v.n {
+        0 => (NO_OPERAND, S::ZERO),
+        1 if v.tape.is_some_and(|a| core::ptr::addr_eq(a, t)) => (v.index[0], v.partial[0]),
+        _ => return None,
+    };
+    finite.test(partial);
+    finite.test(v.value);
+    Some((link, partial))
 }
 
 /// The rows' sums of [`scan`] over the inputs' values `x` (their handles, or the input slots

@@ -283,20 +283,9 @@ fn nary<'t, S: Scalar>(op: Op, value: S, terms: &impl Terms<'t, S>) -> Var<'t, S
         }
         return Var { op, ..r };
     }
+    // (Every term is on `t` by now: `write` finds none elsewhere.)
     let index = t.push_with(op, value, count, |w: &[Slot<S>]| {
-        let mut k = 0;
-        terms.each(|x, d| {
-            if d.is_zero() {
-                return;
-            }
-            for j in 0..x.n as usize {
-                if let Some(slot) = w.get(k) {
-                    slot.put_operand(x.index[j], x.partial[j] * d);
-                    k += 1;
-                }
-            }
-        });
-        k
+        terms.write(t, w).unwrap_or(0)
     });
     Var::labelled(t, index, value, op)
 }

@@ -3,10 +3,10 @@
 //! the next layer then reads back.
 
 use crate::op::Op;
-use crate::tape::{Leaves, Slot, TapeView, MAX_OPERANDS, NO_OPERAND};
+use crate::tape::{Leaves, Slot, TapeView, MAX_OPERANDS};
 use crate::{Scalar, TapeError, Var};
 
-use super::{sums, Activate, Finite};
+use super::{input_pair, sums, Activate, Finite};
 
 impl<'t, S: Scalar> Var<'t, S> {
     /// Dense layers one after another over parameters that are leaves: layer `l` has
@@ -113,52 +113,48 @@ fn write_stack<'t, S: Scalar, A: Activate<'t, S>>(
     let Some((&mut (m, _), _)) = layers.split_first_mut() else {
         return false;
     };
-    let Some((inputs, mut heads)) = reserve(t, x.len(), m) else {
+    let Some(mut layer) = reserve(t, x.len(), m) else {
         return false;
     };
     let mut finite = Finite::new();
-    for (xi, slot) in x.iter().zip(inputs) {
-        let Some((link, partial)) = pair(xi, t) else {
+    for (xi, slot) in x.iter().zip(layer.inputs) {
+        let Some((link, partial)) = input_pair(xi, t, &mut finite) else {
             return false;
         };
-        finite.test(partial);
-        finite.test(xi.value);
         slot.put_paired(link, partial, xi.value);
     }
     let mut offset = 0;
-    let Some(mut top) = rows(t, params, &mut offset, inputs, heads, &mut finite) else {
+    if !rows(t, params, &mut offset, &layer, &mut finite) {
         return false;
-    };
+    }
     // Each next layer reads its inputs from the rows below, through the activation.
     for l in 1..layers.len() {
         let (done, next) = layers.split_at_mut(l);
         let (Some((_, f)), Some(&mut (m, _))) = (done.last_mut(), next.first_mut()) else {
             return false;
         };
-        let k = heads.len();
-        let Some((inputs, next_heads)) = reserve(t, k, m) else {
+        let below = layer;
+        let Some(next_layer) = reserve(t, below.heads.len(), m) else {
             return false;
         };
+        layer = next_layer;
         // (Reserved first, so that an activation that records something writes after them, or
         // fails to for want of room: either is then seen here, and the network given up. What
         // else an activation may do, such as set the tape's error, it does in either order.)
-        let reserved = t.writes();
-        for (i, (head, slot)) in heads.iter().zip(inputs).enumerate() {
-            let v = f.apply(Var::labelled(t, top + i as u32, head.x(), Op::Dot));
-            let Some((link, partial)) = pair(&v, t) else {
+        let reserved = t.recording();
+        for (i, (head, slot)) in below.heads.iter().zip(layer.inputs).enumerate() {
+            let v = f.apply(Var::labelled(t, below.top + i as u32, head.x(), Op::Dot));
+            let Some((link, partial)) = input_pair(&v, t, &mut finite) else {
                 return false;
             };
-            finite.test(partial);
-            finite.test(v.value);
             slot.put_paired(link, partial, v.value);
         }
-        if t.writes() != reserved {
+        if t.wrote_since(&reserved) {
             return false;
         }
-        let Some(next_top) = rows(t, params, &mut offset, inputs, next_heads, &mut finite) else {
+        if !rows(t, params, &mut offset, &layer, &mut finite) {
             return false;
-        };
-        (top, heads) = (next_top, next_heads);
+        }
     }
     if !finite.all() {
         return false;
@@ -168,64 +164,64 @@ fn write_stack<'t, S: Scalar, A: Activate<'t, S>>(
     let Some((_, f)) = layers.last_mut() else {
         return false;
     };
-    for (j, (yj, head)) in y.iter_mut().zip(heads).enumerate() {
-        *yj = f.apply(Var::labelled(t, top + j as u32, head.x(), Op::Dot));
+    for (j, (yj, head)) in y.iter_mut().zip(layer.heads).enumerate() {
+        *yj = f.apply(Var::labelled(t, layer.top + j as u32, head.x(), Op::Dot));
     }
     true
 }
 
-/// The pair an input slot holds for `v`, as `scan` writes it: [`NO_OPERAND`] for a value that
-/// depends on nothing recorded, else its one pending pair; `None` for two pairs or another tape.
-#[inline(always)]
-fn pair<'t, S: Scalar>(v: &Var<'t, S>, t: &'t TapeView<S>) -> Option<(u32, S)> {
-    match v.n {
-        0 => Some((NO_OPERAND, S::ZERO)),
-        1 if v.tape.is_some_and(|a| core::ptr::addr_eq(a, t)) => Some((v.index[0], v.partial[0])),
-        _ => None,
-    }
+/// A layer statement's slots, reserved ([`reserve`]): its input slots, the slot naming its
+/// first weight, its rows' headers, and the index of the first row.
+#[derive(Clone, Copy)]
+struct Reserved<'a, S> {
+    inputs: &'a [Slot<S>],
+    info: &'a Slot<S>,
+    heads: &'a [Slot<S>],
+    top: u32,
 }
 
-/// A layer statement's input slots and rows' headers.
-type Reserved<'a, S> = (&'a [Slot<S>], &'a [Slot<S>]);
-
-/// Takes the slots of a layer statement of `k` inputs and `m` rows past the tape's end: its
-/// input slots and its rows' headers (the slot between them names the first weight, written
-/// by [`rows`]). `None` where the layer cannot be one statement (fewer than two inputs, no rows,
-/// too many slots) or finds no room.
+/// Takes the slots of a layer statement of `k` inputs and `m` rows past the tape's end. `None`
+/// where the layer cannot be one statement (fewer than two inputs, no rows, too many slots) or
+/// finds no room.
 #[inline(always)]
 fn reserve<S: Scalar>(t: &TapeView<S>, k: usize, m: usize) -> Option<Reserved<'_, S>> {
     let size = k + 1 + m;
     if k < 2 || m == 0 || size > MAX_OPERANDS {
         return None;
     }
+    let top = (t.len() + k + 1) as u32;
     let slots = t.free_slots(size)?;
     t.commit(size);
     let (inputs, rest) = slots.split_at(k);
-    Some((inputs, rest.get(1..)?))
+    let (info, heads) = rest.split_first()?;
+    Some(Reserved {
+        inputs,
+        info,
+        heads,
+        top,
+    })
 }
 
-/// The rows of the layer whose input slots are `inputs` (written) and whose headers are
-/// `heads`, over the next `heads.len()` rows of `params` from the `offset`-th parameter on;
-/// returns the index of its first row. `None` if `params` has fewer.
+/// The rows of `layer` (its input slots written), over the next rows of `params` from the
+/// `offset`-th parameter on; `false` if there are too few.
 #[inline(always)]
 fn rows<'t, S: Scalar>(
     t: &'t TapeView<S>,
     params: Leaves<'t, S>,
     offset: &mut usize,
-    inputs: &'t [Slot<S>],
-    heads: &'t [Slot<S>],
+    layer: &Reserved<'t, S>,
     finite: &mut Finite<S>,
-) -> Option<u32> {
-    let (k, m) = (inputs.len(), heads.len());
+) -> bool {
+    let (k, m) = (layer.inputs.len(), layer.heads.len());
     let count = m * (k + 1);
-    let own = params.range(*offset, count)?;
+    let Some(own) = params.range(*offset, count) else {
+        return false;
+    };
     *offset += count;
     let w0 = own.first_index();
-    let summed = sums(t, w0, own, m, inputs, finite, |j, value| {
-        heads[j].put_layer_header(value, k + 1 + j);
+    let summed = sums(t, w0, own, m, layer.inputs, finite, |j, value| {
+        layer.heads[j].put_layer_header(value, k + 1 + j);
     });
-    // The slot between the inputs and the rows names the first weight.
-    let info = t.slots().get(t.len() - m - 1)?;
-    info.put_paired(w0, S::ZERO, S::ZERO);
-    summed.then_some((t.len() - m) as u32)
+    layer.info.put_paired(w0, S::ZERO, S::ZERO);
+    summed
 }
