@@ -16,9 +16,9 @@ fn main() -> Result<(), TapeError> {
     println!("dy/dx1 = {}   (= x2)", grads.wrt(x1));
     println!("dy/dx2 = {}   (= x1)", grads.wrt(x2));
     println!(
-        "{} nodes of {} bytes each on a tape of capacity {}",
+        "{} slots of {} bytes each in use on a tape of capacity {}",
         tape.len(),
-        core::mem::size_of::<autograd_core::Node<f64>>(),
+        core::mem::size_of::<autograd_core::Slot<f64>>(),
         tape.capacity()
     );
 

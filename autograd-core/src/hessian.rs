@@ -60,7 +60,7 @@ pub fn hessian_vector_product<S: Scalar, F: Function + ?Sized>(
 ///   scalar is [`Dual<S>`], each input `x_i + v_i ε`. The backward sweep then differentiates the
 ///   gradient in direction `v`: the adjoints are `∇f + (H v) ε`. One HVP costs one recording and
 ///   one backward sweep in dual arithmetic (each operation on two numbers instead of one) and
-///   needs the tape to hold the `n` inputs and the operations of `f` (nodes of `Dual<f64>` are
+///   needs the tape to hold the `n` inputs and the statements of `f` (slots of `Dual<f64>` are
 ///   40 bytes). The full Hessian is `n` HVPs, `v = e_1, ..., e_n`: `O(n)` gradients, the method
 ///   of choice unless `n` is tiny.
 /// - **Forward over forward** ([`hessian_forward`]): evaluate `f` in `Dual<Dual<S>>` with input

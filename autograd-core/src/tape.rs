@@ -516,6 +516,21 @@ mod tests {
         assert_eq!(core::mem::size_of::<Slot<f64>>(), 24);
     }
 
+    /// A handle's size on a 64-bit host (the tape's address and capacity, the value, two
+    /// pending partials and their indices, the pair count, the operation and the node flag;
+    /// `firmware/src/lib.rs` asserts the 32-bit parts' at compile time). With 16-bit indices an
+    /// `f64` handle would take 48 bytes and an `f32` one still 40 (PERFORMANCE.md, "The smallest
+    /// index type").
+    #[cfg(target_pointer_width = "64")]
+    #[test]
+    fn handle_sizes_are_as_documented() {
+        assert_eq!(core::mem::size_of::<Var<'static, f64>>(), 56);
+        assert_eq!(core::mem::size_of::<Var<'static, f32>>(), 40);
+        type U16Handle<S> = (&'static [Slot<S>], S, [S; 2], [u16; 2], u8, Op, bool);
+        assert_eq!(core::mem::size_of::<U16Handle<f64>>(), 48);
+        assert_eq!(core::mem::size_of::<U16Handle<f32>>(), 40);
+    }
+
     #[test]
     fn headers_round_trip_op_and_count() {
         for &op in Op::ALL {

@@ -31,6 +31,17 @@ pub const TAPE_CAPACITY: usize = 256;
 /// The tape type used throughout: single precision, as the FPU of a Cortex-M4F computes.
 pub type DeviceTape = Tape<f32, TAPE_CAPACITY>;
 
+// What the READMEs and autograd-nn's buffers assume on these 32-bit parts: a slot of 12 bytes
+// and a handle of 32 (the tape's address and capacity, the value, two pending partials and
+// their indices, the pair count, the operation and the node flag). A slot with a 16-bit index
+// would still take 12 (the `f32`s' alignment); a handle with 16-bit indices would take 28
+// (PERFORMANCE.md, "The smallest index type").
+const _: () = {
+    assert!(core::mem::size_of::<autograd_core::Slot<f32>>() == 12);
+    assert!(core::mem::size_of::<autograd_core::Var<'static, f32>>() == 32);
+    assert!(core::mem::size_of::<(f32, f32, u16)>() == 12);
+};
+
 /// The board this binary was built for (build.rs derives it from the target).
 pub fn board() -> &'static str {
     env!("FIRMWARE_BOARD")

@@ -19,7 +19,7 @@ const XOR: Mlp<3> = Mlp::new([2, 4, 1], Activation::Tanh, Activation::Tanh);
 
 #[entry]
 fn main() -> ! {
-    // 256 nodes of 16 bytes, placed in .bss instead of on the stack.
+    // 256 slots of 12 bytes (3 KiB), placed in .bss instead of on the stack.
     let Some(tape) = cortex_m::singleton!(: Tape<f32, 256> = Tape::new()) else {
         fail()
     };
