@@ -15,6 +15,9 @@
 //! handles then live on the heap past 32 KiB, as that driver documents). `moons REPS`: REPS gradients
 //! of micrograd's moons loss on the tape; `moons-hand REPS`: the same by the hand-written backprop;
 //! `trainer REPS`: REPS steps of the same network through autograd-nn's `Trainer` (and SGD).
+//! `xor REPS`: REPS steps of the firmware's minimal embedding on the host (`firmware/src/bin/
+//! minimal.rs`: XOR, an `f32` MLP [2, 4, 1] with tanh units, on a 256-slot tape, through the
+//! `Trainer`), for the host's view of what the firmware counts.
 //! `easy-ml rosenbrock|dense N REPS`: REPS gradients by easy-ml's `Record`, the reference crate
 //! the benchmarks time (`benches/reference.rs`).
 //!
@@ -79,6 +82,39 @@ fn main() {
                 params[0]
             );
         }
+        (Some("xor"), _) => {
+            use autograd_nn::{
+                data, Activation, Init, Mlp, Objective, Reduction, Rng, SquaredError, TrainConfig,
+                Trainer,
+            };
+            const XOR: Mlp<3> = Mlp::new([2, 4, 1], Activation::Tanh, Activation::Tanh);
+            let mut tape = autograd_core::Tape::<f32, 256>::new();
+            let mut params = [0.0_f32; XOR.param_count()];
+            let objective = Objective::new(XOR, SquaredError).with_reduction(Reduction::Sum);
+            let mut sgd = Sgd::new(LearningRate::Constant(0.05));
+            // A fixed number of steps (no early stop), so that REPS and 2 REPS differ by REPS.
+            let config = TrainConfig::steps(number(1, 100));
+            let outcome = XOR
+                .init(&mut params, Init::Uniform, &mut Rng::new(42))
+                .and_then(|()| Trainer::new(&mut tape, &params))
+                .and_then(|mut trainer| {
+                    trainer.train(
+                        &objective,
+                        &mut params,
+                        &mut data::xor(),
+                        &mut sgd,
+                        &config,
+                        |_| std::ops::ControlFlow::Continue(()),
+                    )
+                });
+            match outcome {
+                Ok(o) => println!("xor: {} updates, p0 = {}", o.updates, params[0]),
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    std::process::exit(2);
+                }
+            }
+        }
         (Some("easy-ml"), _) => {
             let Some(f) = args
                 .get(1)
@@ -135,7 +171,7 @@ fn main() {
         }
         _ => {
             eprintln!(
-                "usage: profile rosenbrock|dense N REPS [plain|driver] | profile moons|moons-hand|trainer REPS | profile easy-ml rosenbrock|dense N REPS"
+                "usage: profile rosenbrock|dense N REPS [plain|driver] | profile moons|moons-hand|trainer|xor REPS | profile easy-ml rosenbrock|dense N REPS"
             );
             std::process::exit(2);
         }

@@ -79,3 +79,21 @@ fn inputs_that_do_not_fit_leave_the_sticky_error_counting_each() {
     let _ = tape.vars(&[1.0, 2.0]);
     assert_eq!(tape.len(), 2);
 }
+
+#[test]
+fn the_handles_left_are_counted_exactly() {
+    // `ExactSizeIterator`: `len` and `size_hint` are the values not yet read, written or not.
+    let tape = Tape::<f64, 4>::new();
+    let mut x = tape.vars(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    assert_eq!((x.len(), x.size_hint()), (6, (6, Some(6))));
+    let first = x.next().map(|v| v.value());
+    assert_eq!((first, x.len()), (Some(1.0), 5));
+    assert_eq!(
+        x.by_ref().skip(3).map(|v| v.value()).collect::<Vec<_>>(),
+        [5.0, 6.0]
+    );
+    assert_eq!(
+        (x.len(), x.size_hint(), x.next().is_none()),
+        (0, (0, Some(0)), true)
+    );
+}
