@@ -125,7 +125,8 @@ impl<'t, S: Scalar> Var<'t, S> {
             // Row by row, as `affine` writes each over the handles: a layer statement of one row
             // where it can be one, else the general write.
             // (Every row is there: `shape` has checked the count. The error stands where a row
-            // left unwritten would otherwise be.)
+            // left unwritten would otherwise be; never returned, so the three mutants of its
+            // `expected` that cargo-mutants makes survive.)
             let missing = TapeError::LengthMismatch {
                 what: "affine_layer_of's parameters",
                 expected: y.len() * (k + 1),
@@ -264,6 +265,8 @@ fn write<'t, S: Scalar, P: Source<'t, S>>(
         return false;
     };
     let size = k + 1 + m;
+    // (Past the bound only for a layer of 2^23 - 1 slots or more, which no test records: two
+    // mutants of this comparison survive for that reason, as in `stack.rs`'s `reserve`.)
     if k < 2 || size > MAX_OPERANDS {
         return false;
     }
@@ -446,6 +449,8 @@ impl<S: Scalar> Finite<S> {
         if S::COSTLY_PRODUCT {
             self.tested &= v.is_finite();
         } else {
+            // (Subtracting or multiplying would keep 0 and NaN as well: the two mutants of this
+            // `+=` are the same test, and survive.)
             self.sum += zero_if_finite(v);
         }
     }
