@@ -40,6 +40,17 @@ const _: () = {
     assert!(core::mem::size_of::<autograd_core::Slot<f32>>() == 12);
     assert!(core::mem::size_of::<autograd_core::Var<'static, f32>>() == 32);
     assert!(core::mem::size_of::<(f32, f32, u16)>() == 12);
+    // The same fields as a handle's, with 16-bit indices.
+    type U16Handle = (
+        &'static [autograd_core::Slot<f32>],
+        f32,
+        [f32; 2],
+        [u16; 2],
+        u8,
+        autograd_core::Op,
+        bool,
+    );
+    assert!(core::mem::size_of::<U16Handle>() == 28);
 };
 
 /// The board this binary was built for (build.rs derives it from the target).
