@@ -234,6 +234,18 @@ fn gradient_of_a_constant_is_zero() -> Result<(), TapeError> {
 }
 
 #[test]
+fn a_tape_reads_no_adjoint_for_another_tapes_handle() -> Result<(), TapeError> {
+    // Two tapes, each with a leaf at slot 0: `grad` answers only for its own tape's handles.
+    let (a, b) = (Tape::<f64, 8>::new(), Tape::<f64, 8>::new());
+    let (x, u) = (a.var(3.0), b.var(-1.0));
+    a.backward(x * x)?;
+    b.backward(u * 4.0)?;
+    assert_eq!((a.grad(x), b.grad(u)), (6.0, 4.0));
+    assert_eq!((a.grad(u), b.grad(x)), (0.0, 0.0));
+    Ok(())
+}
+
+#[test]
 fn off_path_infinities_do_not_poison_gradients() -> Result<(), TapeError> {
     let tape = Tape::<f64, 8>::new();
     let x = tape.var(0.0);

@@ -155,8 +155,9 @@ impl<S: Scalar> TapeView<S> {
         Ok(Gradients::new(self))
     }
 
-    /// The adjoint of `x` from the last backward sweep: 0 before any, for constants, and for a
-    /// handle that is not a single recorded statement (see [`Var::id`]).
+    /// The adjoint of `x` from the last backward sweep: 0 before any, for constants, for a
+    /// handle that is not a single recorded statement (see [`Var::id`]) and for another tape's
+    /// handle.
     pub fn grad(&self, x: Var<'_, S>) -> S {
         match x.id() {
             Some(id) if x.tape().is_some_and(|t| core::ptr::eq(t, self)) => {
