@@ -418,6 +418,33 @@ impl Stats {
 mod tests {
     use super::*;
 
+    /// The help's list of targets is written by hand beside `TARGETS`, and `fuzz/Cargo.toml`
+    /// declares each target's binary: a target added to one and not the others fails here.
+    #[test]
+    fn every_target_is_in_the_help_and_in_the_fuzz_crate() {
+        let manifest = std::fs::read_to_string(project_root().join("fuzz/Cargo.toml")).unwrap();
+        let listed = HELP
+            .lines()
+            .filter(|l| l.starts_with("  ") && !l.contains("--"))
+            .count();
+        assert_eq!(
+            listed,
+            TARGETS.len(),
+            "the help lists other targets than TARGETS"
+        );
+        for (name, what) in TARGETS {
+            assert!(
+                HELP.contains(&format!("\n  {name:<15}{what}\n")),
+                "{name} in the help"
+            );
+            let bin = format!("name = \"{name}\"\npath = \"fuzz_targets/{name}.rs\"");
+            assert!(manifest.contains(&bin), "{name} in fuzz/Cargo.toml");
+            assert!(project_root()
+                .join(format!("fuzz/fuzz_targets/{name}.rs"))
+                .is_file());
+        }
+    }
+
     #[test]
     fn reads_libfuzzer_final_stats() {
         let mut s = Stats::default();
