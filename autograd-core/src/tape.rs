@@ -175,6 +175,17 @@ impl<S: Scalar> Slot<S> {
         (above < 4).then_some(above as usize + 1)
     }
 
+    /// The operand count of a plain statement's header (not a layer's row) with `least`
+    /// operands or more, if it is one.
+    #[inline(always)]
+    pub(crate) fn many_operands(&self, least: usize) -> Option<usize> {
+        // As in `few_operands`: the header bit set, the layer bit clear and a count of `least`
+        // or more are one range of the masked link.
+        let masked = self.link() & (HEADER | LAYER | COUNT_MASK);
+        let above = masked.wrapping_sub(HEADER + least as u32);
+        (above <= COUNT_MASK - least as u32).then_some(above as usize + least)
+    }
+
     /// `true` for a row of a layer statement (see `operands.rs`).
     #[inline(always)]
     pub(crate) fn is_layer(&self) -> bool {
@@ -250,10 +261,12 @@ pub struct TapeView<S: Scalar, B: ?Sized = [Slot<S>]> {
     error: Cell<Option<TapeError>>,
     /// Number of slots in use.
     len: Cell<u32>,
-    /// The range of slots whose adjoints the last sweep may have written; every other adjoint
-    /// below `len` is zero (slots are written with a zero adjoint), so the next sweep clears
-    /// only this range.
-    dirty: Cell<(u32, u32)>,
+    /// The range of slots whose adjoints the last sweep may have written, `(lo, wide, hi)` for
+    /// `lo..hi`, and where the lowest plain statement of many operands it passed begins (`hi`
+    /// if none): every other adjoint below `len` is zero (slots are written with a zero
+    /// adjoint), so the next sweep clears only this range, and above `wide` statement by
+    /// statement (`backward.rs`).
+    dirty: Cell<(u32, u32, u32)>,
     /// The `(index, partial)` pairs the last sweep was seeded with (unused ones `POISON`): the
     /// anomaly scan adds them first when it replays a gradient's sum.
     seed: Cell<[(u32, S); 2]>,
@@ -280,7 +293,7 @@ impl<S: Scalar, const N: usize> Tape<S, N> {
             inner: TapeView {
                 error: Cell::new(None),
                 len: Cell::new(0),
-                dirty: Cell::new((0, 0)),
+                dirty: Cell::new((0, 0, 0)),
                 seed: Cell::new([(POISON, S::ZERO); 2]),
                 overflow: Cell::new(0),
                 sweeps: Cell::new(0),
@@ -397,9 +410,9 @@ impl<S: Scalar> TapeView<S> {
         }
         let len = self.len.get().min(mark.len);
         self.len.set(len);
-        let (lo, hi) = self.dirty.get();
+        let (lo, wide, hi) = self.dirty.get();
         let hi = hi.min(len);
-        self.dirty.set((lo.min(hi), hi));
+        self.dirty.set((lo.min(hi), wide.min(hi), hi));
         self.error.set(None);
         self.overflow.set(0);
         self.seed.set([(POISON, S::ZERO); 2]);

@@ -384,3 +384,91 @@ fn a_result_with_partial_one_is_not_mistaken_for_its_operand() -> Result<(), Tap
     assert_eq!((g.wrt(y), g.wrt(x)), (10.0, 11.0));
     Ok(())
 }
+
+/// Records wide sums (more operands than a re-sweep's clearing tests one by one), a layer
+/// statement whose rows count more slots than that, and small statements between them; returns
+/// two results that depend on all of them, and the inputs.
+fn wide_and_small(tape: &Tape<f64, 256>) -> ([Var<'_, f64>; 2], [Var<'_, f64>; 20]) {
+    let x: [Var<'_, f64>; 20] = core::array::from_fn(|i| tape.var(0.05 * (i as f64 + 1.0)));
+    let params: [Var<'_, f64>; 32] = core::array::from_fn(|i| tape.var(0.01 * i as f64 - 0.1));
+    let mut rows = [Var::constant(0.0); 2];
+    // Two rows over 15 inputs: the upper row's header counts 17 slots below it.
+    Var::affine_layer(&params, &x[..15], &mut rows).unwrap();
+    let wide = Var::sum(&x); // 20 operands
+    let small = x[0] * x[1] * x[2]; // three pairs: a statement of 3 operands
+    let wider = Var::sum(&x[2..]) * rows[1]; // 18 operands
+    let node = |v: Var<'_, f64>| tape.node(v.id().unwrap()).unwrap();
+    assert_eq!(node(rows[1]).operands, 31); // a layer's row: 15 inputs, 15 weights and a bias
+    assert_eq!(
+        (tape.len(), node(wide).operands),
+        (52 + 18 + 21 + 4 + 19, 20)
+    );
+    let y1 = (wide * small + wider).recorded().unwrap() + rows[0];
+    let y2 = (wider * wide).sin() + small * rows[0].exp() + rows[1];
+    ([y1, y2], x)
+}
+
+#[test]
+fn a_re_sweep_clears_what_the_last_one_wrote_around_wide_statements() -> Result<(), TapeError> {
+    let fresh = |k: usize| -> Result<[f64; 20], TapeError> {
+        let tape = Tape::<f64, 256>::new();
+        let (y, x) = wide_and_small(&tape);
+        let g = tape.backward(y[k])?;
+        Ok(x.map(|v| g.wrt(v)))
+    };
+    let expected = [fresh(0)?, fresh(1)?];
+    let tape = Tape::<f64, 256>::new();
+    let (y, x) = wide_and_small(&tape);
+    // Each sweep after the first clears the adjoints the one before wrote: from `y1`, `y2`, `y1`
+    // again, each as on a tape swept once.
+    for k in [0, 1, 0, 1, 1] {
+        let g = tape.backward(y[k])?;
+        assert_eq!(x.map(|v| g.wrt(v)), expected[k], "sweep from y{}", k + 1);
+    }
+    Ok(())
+}
+
+/// After a wide statement `a = sum(x)`: a product of it with another wide sum.
+fn wide_after<'t>(x: &[Var<'t, f64>; 20], a: Var<'t, f64>) -> Var<'t, f64> {
+    (a * Var::sum(&x[3..])).sin()
+}
+
+/// After a wide statement `a = sum(x)`: statements of three operands, a chain of them.
+fn small_after<'t>(x: &[Var<'t, f64>; 20], a: Var<'t, f64>) -> Var<'t, f64> {
+    x.windows(3).fold(a * x[0], |s, w| s + w[0] * w[1] * w[2])
+}
+
+#[test]
+fn a_re_sweep_after_a_rewind_is_as_on_a_fresh_tape() -> Result<(), TapeError> {
+    type Record = for<'t> fn(&[Var<'t, f64>; 20], Var<'t, f64>) -> Var<'t, f64>;
+    let values: [f64; 20] = core::array::from_fn(|i| 0.1 + 0.03 * i as f64);
+    let fresh = |f: Record| -> Result<[f64; 20], TapeError> {
+        let tape = Tape::<f64, 256>::new();
+        let x = values.map(|v| tape.var(v));
+        let g = tape.backward(f(&x, Var::sum(&x)))?;
+        Ok(x.map(|v| g.wrt(v)))
+    };
+    let mut tape = Tape::<f64, 256>::new();
+    let ids = values.map(|v| tape.var(v).id().unwrap());
+    let a = {
+        let x = ids.map(|id| tape.get(id).unwrap());
+        Var::sum(&x).id().unwrap()
+    };
+    let mark = tape.mark();
+    // Each phase sweeps twice over what the last phase left below the mark (the wide `a`) and
+    // what it records above it, then rewinds to the mark.
+    let phases: [Record; 5] = [wide_after, small_after, wide_after, wide_after, small_after];
+    for (k, f) in phases.into_iter().enumerate() {
+        let expected = fresh(f)?;
+        {
+            let x = ids.map(|id| tape.get(id).unwrap());
+            let y = f(&x, tape.get(a)?);
+            for sweep in 0..2 {
+                let g = tape.backward(y)?;
+                assert_eq!(x.map(|v| g.wrt(v)), expected, "phase {k}, sweep {sweep}");
+            }
+        }
+        tape.rewind(mark);
+    }
+    Ok(())
+}
