@@ -127,6 +127,36 @@ fn two_pairs_and_a_scaled_handle_on_one_of_their_values_merge_without_a_statemen
 }
 
 #[test]
+fn two_handles_of_two_pairs_with_one_index_in_common_write_their_four_operands(
+) -> Result<(), TapeError> {
+    // x = 2a + 3b and a handle on one of a, b and on c, in either order: three recorded values
+    // in all, one statement of the four pairs (the common index twice, as `merge_shared` says:
+    // the sweep adds both), wherever the common index sits.
+    let tape = Tape::<f64, 64>::new();
+    let (a, b, c) = (tape.var(3.0), tape.var(5.0), tape.var(-1.0));
+    let x = a * 2.0 + b * 3.0;
+    let cases = [
+        (a * 5.0 + c * 7.0, [7.0, 3.0, 7.0]), // the first index of each
+        (c * 7.0 + a * 5.0, [7.0, 3.0, 7.0]), // the first's first, the second's second
+        (b * 5.0 + c * 7.0, [2.0, 8.0, 7.0]), // the first's second, the second's first
+        (c * 7.0 + b * 5.0, [2.0, 8.0, 7.0]), // the second of each
+    ];
+    for (k, (y, [da, db, dc])) in cases.into_iter().enumerate() {
+        let before = tape.len();
+        let r = x + y;
+        let id = r.id().expect("a statement");
+        assert_eq!(
+            (tape.len() - before, tape.node(id)?.operands),
+            (5, 4),
+            "case {k}"
+        );
+        let g = tape.backward(r)?;
+        assert_eq!((g.wrt(a), g.wrt(b), g.wrt(c)), (da, db, dc), "case {k}");
+    }
+    Ok(())
+}
+
+#[test]
 fn an_n_ary_result_on_at_most_two_recorded_values_stays_in_its_handle() -> Result<(), TapeError> {
     // dot((x, y, z), (2, 3, 0)): z's weight is 0, so it depends on x and y only; no statement.
     let tape = Tape::<f64, 16>::new();

@@ -12,13 +12,22 @@ use super::Var;
 
 /// `true` if the first `nx` of `i` and the first `ny` of `j` (1 or 2 each) have no index in
 /// common.
+///
+/// A speed test, not a rule: where it says `false` without an index in common, the last arm of
+/// `merge_shared` writes the statement `write_apart` would; where it says `true` for two
+/// handles of two pairs with one index in common, `write_apart` writes the four operands
+/// `merge_shared` would (the common index twice). So its mutants that err only in those ways
+/// survive cargo-mutants (`false` for all, and nine of the operators below). Where the two
+/// handles depend on two values only it must say `false`, or a statement is written where the
+/// result should keep two pairs: `tests/preaccumulation.rs` tests each such shape.
 #[inline(always)]
 pub(super) fn unshared(i: [u32; 2], nx: u8, j: [u32; 2], ny: u8) -> bool {
     let (x2, y2) = (nx == 2, ny == 2);
     !((i[0] == j[0]) | (y2 & (i[0] == j[1])) | (x2 & (i[1] == j[0])) | (x2 & y2 & (i[1] == j[1])))
 }
 
-/// Two indices in one integer, so that they travel in one register.
+/// Two indices in one integer, so that they travel in one register. (The halves share no bit:
+/// `^` for `|` is the same, and that mutant survives.)
 #[inline(always)]
 pub(super) fn pack(i: [u32; 2]) -> u64 {
     i[0] as u64 | (i[1] as u64) << 32
@@ -26,7 +35,8 @@ pub(super) fn pack(i: [u32; 2]) -> u64 {
 
 /// What [`merge_shared`] returns when the two handles share an index and the result keeps
 /// the first's indices ([`SHARED_I`]) or the second's ([`SHARED_J`]): never a slot index
-/// (those are below 2^31).
+/// (those are below 2^31 - 1, which is `u32::MAX / 2`: that mutant of `SHARED_J` is no index
+/// either, and survives).
 pub(super) const SHARED_I: u32 = u32::MAX - 1;
 pub(super) const SHARED_J: u32 = u32::MAX - 2;
 
@@ -66,6 +76,8 @@ pub(super) fn merge_shared<S: Scalar>(
 ) -> (u32, S, S) {
     let (nx, ny) = (counts as u8, (counts >> 8) as u8);
     let (i, j) = (unpack(i), unpack(j));
+    // (`combine` calls this only where an index is in common, so the second guard of each of
+    // the first two pairs of arms holds whenever it is reached: its mutant `true` survives.)
     match (nx, ny) {
         (2, 1) if j[0] == i[0] => (SHARED_I, a0 + b0, a1),
         (2, 1) if j[0] == i[1] => (SHARED_I, a0, a1 + b0),
