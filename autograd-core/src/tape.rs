@@ -177,6 +177,12 @@ impl<S: Scalar> Slot<S> {
 
     /// The operand count of a plain statement's header (not a layer's row) with `least`
     /// operands or more, if it is one.
+    ///
+    /// For the re-sweep's clearing, which passes over that many slots below the header: a
+    /// `None` or a smaller count only makes it test those slots one by one. So cargo-mutants'
+    /// mutants that answer so survive (`None`, `Some(0)`, six of the masks' operators, and
+    /// `COUNT_MASK / least` for the bound, which leaves out statements of more than about 2^19
+    /// operands); one slot too many is caught (`tests/tape.rs`, `tests/resweep.rs`).
     #[inline(always)]
     pub(crate) fn many_operands(&self, least: usize) -> Option<usize> {
         // As in `few_operands`: the header bit set, the layer bit clear and a count of `least`
