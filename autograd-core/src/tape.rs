@@ -169,10 +169,7 @@ impl<S: Scalar> Slot<S> {
     /// operands, if it is one.
     #[inline(always)]
     pub(crate) fn few_operands(&self) -> Option<usize> {
-        // The header bit set, the layer bit clear and a count of 1 to 4 are one range of the
-        // masked link, `HEADER + 1 ..= HEADER + 4`: one subtraction and one comparison.
-        let above = (self.link() & (HEADER | LAYER | COUNT_MASK)).wrapping_sub(HEADER + 1);
-        (above < 4).then_some(above as usize + 1)
+        self.operands_in(1, 4)
     }
 
     /// The operand count of a plain statement's header (not a layer's row) with `least`
@@ -180,16 +177,22 @@ impl<S: Scalar> Slot<S> {
     ///
     /// For the re-sweep's clearing, which passes over that many slots below the header: a
     /// `None` or a smaller count only makes it test those slots one by one. So cargo-mutants'
-    /// mutants that answer so survive (`None`, `Some(0)`, six of the masks' operators, and
-    /// `COUNT_MASK / least` for the bound, which leaves out statements of more than about 2^19
-    /// operands); one slot too many is caught (`tests/tape.rs`, `tests/resweep.rs`).
+    /// mutants that answer so survive (`None`, `Some(0)`, and those that shorten its span,
+    /// `COUNT_MASK - least + 1`); one slot too many is caught (`tests/tape.rs`,
+    /// `tests/resweep.rs`).
     #[inline(always)]
-    pub(crate) fn many_operands(&self, least: usize) -> Option<usize> {
-        // As in `few_operands`: the header bit set, the layer bit clear and a count of `least`
-        // or more are one range of the masked link.
-        let masked = self.link() & (HEADER | LAYER | COUNT_MASK);
-        let above = masked.wrapping_sub(HEADER + least as u32);
-        (above <= COUNT_MASK - least as u32).then_some(above as usize + least)
+    pub(crate) fn many_operands(&self, least: u32) -> Option<usize> {
+        self.operands_in(least, COUNT_MASK - least + 1)
+    }
+
+    /// The operand count of a plain statement's header with `least .. least + span` operands,
+    /// if it is one: the header bit set, the layer bit clear and such a count are one range of
+    /// the masked link, `HEADER + least .. HEADER + least + span`, so one subtraction and one
+    /// comparison test all three.
+    #[inline(always)]
+    fn operands_in(&self, least: u32, span: u32) -> Option<usize> {
+        let above = (self.link() & (HEADER | LAYER | COUNT_MASK)).wrapping_sub(HEADER + least);
+        (above < span).then_some(above as usize + least as usize)
     }
 
     /// `true` for a row of a layer statement (see `operands.rs`).

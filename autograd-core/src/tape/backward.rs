@@ -140,8 +140,9 @@ impl<S: Scalar> TapeView<S> {
                 p = sweep_layer::<S, ABOVE>(slots, h, lo);
                 continue;
             }
-            let base = h - head.count().min(h);
-            if head.count() >= PASS_OVER {
+            let count = head.count();
+            let base = h - count.min(h);
+            if count >= PASS_OVER as usize {
                 // (Through the tape, not a local: the loop's registers are spoken for.)
                 let (lo, _, root) = self.dirty.get();
                 self.dirty.set((lo, base as u32, root));
@@ -213,7 +214,7 @@ fn clear_down<S: Scalar>(slots: &[Slot<S>], lo: usize) {
 
 /// The operand count from which a re-sweep's clearing passes over a plain statement's operand
 /// slots ([`clear_down`]).
-const PASS_OVER: usize = 16;
+const PASS_OVER: u32 = 16;
 
 /// `adj[index] += d`, where `index` is a slot the sweep reaches: operands refer to earlier
 /// headers, so only a statement below the mark (when sweeping above one, `lo`) is left out.
