@@ -243,7 +243,10 @@ impl<'t, S: Scalar> Var<'t, S> {
         let (dx, dy) = crate::fault::corrupt(op, self.value, (dx, dy));
         let tape = match (self.tape, y.tape) {
             _ if self.same_tape(y) => self.tape,
-            (Some(a), Some(b)) => return foreign(a, b, value),
+            (Some(a), Some(b)) => {
+                foreign(a, b);
+                return Var::node(a, POISON, value);
+            }
             (a, b) => a.or(b),
         };
         let [a0, a1] = times(self.partial, self.n, dx, op, false);

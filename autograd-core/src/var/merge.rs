@@ -5,10 +5,8 @@
 //! that call them keep their handles in registers.
 
 use crate::op::Op;
-use crate::tape::{TapeView, POISON};
+use crate::tape::TapeView;
 use crate::{Scalar, TapeError};
-
-use super::Var;
 
 /// `true` if the first `nx` of `i` and the first `ny` of `j` (1 or 2 each) have no index in
 /// common.
@@ -156,17 +154,14 @@ pub(super) fn non_finite<S: Scalar>(
     t.push4(op, value, operands, n as usize)
 }
 
-/// Two handles from different tapes met: both tapes record the error; the result is unrecorded.
+/// Two handles from different tapes met: both tapes record the error. The result, an
+/// unrecorded handle, is made by the caller: a handle returned from an out-of-line function
+/// comes back through memory, and the caller's result then lived in memory on every path.
 #[cold]
 #[inline(never)]
-pub(super) fn foreign<'t, S: Scalar>(
-    a: &'t TapeView<S>,
-    b: &'t TapeView<S>,
-    value: S,
-) -> Var<'t, S> {
+pub(super) fn foreign<S: Scalar>(a: &TapeView<S>, b: &TapeView<S>) {
     a.fail(TapeError::ForeignVar);
     b.fail(TapeError::ForeignVar);
-    Var::node(a, POISON, value)
 }
 
 /// Only reached if a handle with pending pairs had no tape, which no constructor makes.

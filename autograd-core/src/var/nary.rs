@@ -259,7 +259,8 @@ fn nary<'t, S: Scalar>(op: Op, value: S, terms: &impl Terms<'t, S>) -> Var<'t, S
         }
     });
     if let Some((a, b)) = foreign_pair {
-        return foreign(a, b, value);
+        foreign(a, b);
+        return Var::node(a, POISON, value);
     }
     let Some(t) = tape else {
         return Var::constant(value);
