@@ -270,6 +270,11 @@ pub struct TapeView<S: Scalar, B: ?Sized = [Slot<S>]> {
     error: Cell<Option<TapeError>>,
     /// Number of slots in use.
     len: Cell<u32>,
+    /// Slots `0..leaf_run` are leaves (headers without operands): the inputs or parameters a
+    /// recording begins with. They send nothing, so a sweep stops above them. Grows only while
+    /// nothing but leaves is written; never above `len` (every shortening goes through
+    /// `shorten`).
+    leaf_run: Cell<u32>,
     /// The range of slots whose adjoints the last sweep may have written, `(lo, wide, hi)` for
     /// `lo..hi`, and where the lowest plain statement of many operands it passed begins (`hi`
     /// if none): every other adjoint below `len` is zero (slots are written with a zero
@@ -302,6 +307,7 @@ impl<S: Scalar, const N: usize> Tape<S, N> {
             inner: TapeView {
                 error: Cell::new(None),
                 len: Cell::new(0),
+                leaf_run: Cell::new(0),
                 dirty: Cell::new((0, 0, 0)),
                 seed: Cell::new([(POISON, S::ZERO); 2]),
                 overflow: Cell::new(0),
@@ -418,7 +424,7 @@ impl<S: Scalar> TapeView<S> {
             return;
         }
         let len = self.len.get().min(mark.len);
-        self.len.set(len);
+        self.shorten(len);
         let (lo, wide, hi) = self.dirty.get();
         let hi = hi.min(len);
         self.dirty.set((lo.min(hi), wide.min(hi), hi));

@@ -42,6 +42,7 @@ impl<S: Scalar, const N: usize> Tape<S, N> {
         let TapeView {
             error,
             len,
+            leaf_run,
             dirty,
             seed,
             overflow,
@@ -55,7 +56,7 @@ impl<S: Scalar, const N: usize> Tape<S, N> {
         // SAFETY: `ptr`, and `view` derived from it, point into the live, uninitialized allocation `tape` owns, sized and
         // aligned for `Self` (`addr_of_mut!` makes raw field pointers without creating a
         // reference to uninitialized memory). Each field of `TapeView`, the only field of
-        // `Tape`, is written exactly once with `ptr::write`, which drops nothing: the eight
+        // `Tape`, is written exactly once with `ptr::write`, which drops nothing: the nine
         // fields above from `Tape::new`'s values, and the `N` elements of `slots` through a
         // pointer to the array's first element (an array of `N` elements is `N` contiguous
         // elements, so `add(i)` for `i < N` stays inside it). Nothing between the allocation and
@@ -65,6 +66,7 @@ impl<S: Scalar, const N: usize> Tape<S, N> {
             let view = addr_of_mut!((*ptr).inner);
             addr_of_mut!((*view).error).write(error);
             addr_of_mut!((*view).len).write(len);
+            addr_of_mut!((*view).leaf_run).write(leaf_run);
             addr_of_mut!((*view).dirty).write(dirty);
             addr_of_mut!((*view).seed).write(seed);
             addr_of_mut!((*view).overflow).write(overflow);

@@ -44,6 +44,7 @@ impl<S: Scalar> TapeView<S> {
             slot.put_header(v, Op::Leaf, 0);
         }
         self.commit(fit);
+        self.extend_leaf_run(len as u32, (len + fit) as u32);
         if !rest.is_empty() {
             self.full(rest.len());
         }

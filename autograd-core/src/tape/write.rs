@@ -55,6 +55,7 @@ impl<S: Scalar> TapeView<S> {
             Some(s) => {
                 s.put_header(value, Op::Leaf, 0);
                 self.len.set(len + 1);
+                self.extend_leaf_run(len, len + 1);
                 len
             }
             None => self.full(1),
@@ -227,7 +228,7 @@ impl<S: Scalar> TapeView<S> {
     /// let no handle to what they wrote escape.
     #[cold]
     pub(crate) fn forget_since(&self, then: Recording) {
-        self.len.set(then.len.min(self.len.get()));
+        self.shorten(then.len.min(self.len.get()));
         self.error.set(then.error);
         self.overflow.set(then.overflow);
     }
@@ -261,7 +262,24 @@ impl<S: Scalar> TapeView<S> {
     /// not needed). Nothing refers to those slots yet.
     pub(crate) fn take_back(&self, len: usize) {
         if len < self.len() {
-            self.len.set(len as u32);
+            self.shorten(len as u32);
+        }
+    }
+
+    /// Sets the length to `len`, at most the current one (a rewind, or a write taken back), and
+    /// keeps the run of leaves the tape begins with inside it.
+    #[inline]
+    pub(crate) fn shorten(&self, len: u32) {
+        self.len.set(len);
+        self.leaf_run.set(self.leaf_run.get().min(len));
+    }
+
+    /// Leaves were written in slots `from..to`: if every slot below them is a leaf too, the run
+    /// of leaves the tape begins with now reaches `to`.
+    #[inline(always)]
+    pub(crate) fn extend_leaf_run(&self, from: u32, to: u32) {
+        if self.leaf_run.get() == from {
+            self.leaf_run.set(to);
         }
     }
 }
