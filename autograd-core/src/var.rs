@@ -25,8 +25,7 @@ mod ops;
 
 pub use layer::Activate;
 use merge::{
-    foreign, merge_shared, non_finite, pack, unpack, unreachable_tape, unshared, write_apart,
-    SHARED_I, SHARED_J,
+    foreign, merge_shared, non_finite, pack, unpack, unshared, write_apart, SHARED_I, SHARED_J,
 };
 
 /// A value recorded on a tape (or a constant), used like a number: `(x1 * x2 + 1.0).relu()`.
@@ -66,15 +65,7 @@ impl<'t, S: Scalar> Var<'t, S> {
     /// A handle to statement `index` (or an unrecorded value if `index` is `POISON`).
     #[inline(always)]
     pub(crate) fn node(tape: &'t TapeView<S>, index: u32, value: S) -> Self {
-        Var {
-            tape: Some(tape),
-            value,
-            partial: [S::ONE, S::ZERO],
-            index: [index, 0],
-            n: (index != POISON) as u8,
-            op: Op::Leaf,
-            node: index != POISON,
-        }
+        Var::labelled_on(Some(tape), index, value, Op::Leaf)
     }
 
     /// A constant that belongs to no tape (derivative 0 with respect to everything).
@@ -229,9 +220,24 @@ impl<'t, S: Scalar> Var<'t, S> {
     /// A handle to statement `index`, labelled `op`.
     #[inline(always)]
     pub(crate) fn labelled(t: &'t TapeView<S>, index: u32, value: S, op: Op) -> Self {
+        Var::labelled_on(Some(t), index, value, op)
+    }
+
+    /// A handle to statement `index` of `tape` (or an unrecorded value if `index` is `POISON`),
+    /// labelled `op`. Where a statement was just written the tape is present, and is passed on
+    /// as the option it is: a test of it in every operation between handles made a generated
+    /// 1,000-operation function take a fifth longer to build (`write_apart` and `merge_shared`
+    /// take the option and unwrap it out of line).
+    #[inline(always)]
+    fn labelled_on(tape: Option<&'t TapeView<S>>, index: u32, value: S, op: Op) -> Self {
         Var {
+            tape,
+            value,
+            partial: [S::ONE, S::ZERO],
+            index: [index, 0],
+            n: (index != POISON) as u8,
             op,
-            ..Var::node(t, index, value)
+            node: index != POISON,
         }
     }
 
@@ -268,23 +274,21 @@ impl<'t, S: Scalar> Var<'t, S> {
             // Three or four pairs with no index in common: a statement of them all, written out
             // of line (see `write_apart`).
             (nx, ny) if unshared(i, nx, j, ny) => {
-                let t = tape.unwrap_or_else(|| unreachable_tape());
                 let counts = nx as u32 | (ny as u32) << 8;
-                let index = write_apart(t, op, value, counts, pack(i), a0, a1, pack(j), b0, b1);
-                return Var::labelled(t, index, value, op);
+                let index = write_apart(tape, op, value, counts, pack(i), a0, a1, pack(j), b0, b1);
+                return Var::labelled_on(tape, index, value, op);
             }
             // The rarer shapes (an index in common), out of line: inlined into every operation of
             // a long generated function they made it compile several times slower. Their pairs
             // go as plain values (see `merge_shared`).
             (nx, ny) => {
-                let t = tape.unwrap_or_else(|| unreachable_tape());
                 let counts = nx as u32 | (ny as u32) << 8;
                 let (i, j) = (pack(i), pack(j));
-                let (index, p0, p1) = merge_shared(t, op, counts, value, i, a0, a1, j, b0, b1);
+                let (index, p0, p1) = merge_shared(tape, op, counts, value, i, a0, a1, j, b0, b1);
                 let keep = match index {
                     SHARED_I => i,
                     SHARED_J => j,
-                    _ => return Var::labelled(t, index, value, op),
+                    _ => return Var::labelled_on(tape, index, value, op),
                 };
                 // (Settled below, with every other arm.)
                 Var {

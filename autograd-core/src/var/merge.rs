@@ -61,7 +61,7 @@ pub(super) const SHARED_J: u32 = u32::MAX - 2;
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
 pub(super) fn merge_shared<S: Scalar>(
-    t: &TapeView<S>,
+    t: Option<&TapeView<S>>,
     op: Op,
     counts: u32,
     value: S,
@@ -86,6 +86,7 @@ pub(super) fn merge_shared<S: Scalar>(
         _ => {
             let x = [(i[0], a0), (i[1], a1)];
             let y = [(j[0], b0), (j[1], b1)];
+            let t = t.unwrap_or_else(|| unreachable_tape());
             let index = t.push_merge(op, value, x, nx as usize, y, ny as usize);
             (index, S::ZERO, S::ZERO)
         }
@@ -108,7 +109,7 @@ pub(super) fn merge_shared<S: Scalar>(
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
 pub(super) fn write_apart<S: Scalar>(
-    t: &TapeView<S>,
+    t: Option<&TapeView<S>>,
     op: Op,
     value: S,
     counts: u32,
@@ -119,6 +120,7 @@ pub(super) fn write_apart<S: Scalar>(
     b0: S,
     b1: S,
 ) -> u32 {
+    let t = t.unwrap_or_else(|| unreachable_tape());
     let (i, j) = (unpack(i), unpack(j));
     match counts {
         0x0202 => t.push_n(op, value, [(i[0], a0), (i[1], a1), (j[0], b0), (j[1], b1)]),
@@ -166,6 +168,6 @@ pub(super) fn foreign<S: Scalar>(a: &TapeView<S>, b: &TapeView<S>) {
 
 /// Only reached if a handle with pending pairs had no tape, which no constructor makes.
 #[cold]
-pub(super) fn unreachable_tape<'t, S: Scalar>() -> &'t TapeView<S> {
+fn unreachable_tape<'t, S: Scalar>() -> &'t TapeView<S> {
     unreachable!("a handle with pending partials always has a tape")
 }
