@@ -201,12 +201,10 @@ impl<'t, S: Scalar> Var<'t, S> {
     /// provenance names the operation.
     #[inline(always)]
     fn settled(self, tape: Option<&'t TapeView<S>>, op: Op, value: S) -> Self {
-        if let Some(t) = tape {
-            if !all_finite(value, self.partial) {
-                let [p0, p1] = self.partial;
-                let index = non_finite(t, op, value, pack(self.index), p0, p1, self.n);
-                return Var::labelled(t, index, value, op);
-            }
+        if !all_finite(value, self.partial) {
+            let [p0, p1] = self.partial;
+            let index = non_finite(tape, op, value, pack(self.index), p0, p1, self.n);
+            return Var::labelled_on(tape, index, value, op);
         }
         Var {
             tape,

@@ -251,3 +251,32 @@ fn works_on_a_tape_of_dual_numbers() {
         "statement 2 (sqrt) produced 0 + infε from operand 0 = 0 + 1ε"
     );
 }
+
+#[test]
+fn a_non_finite_constant_stays_a_constant_and_what_meets_it_is_named() -> Result<(), TapeError> {
+    // ln(-1) of a constant is a NaN constant: on no tape, nothing written.
+    let tape = Tape::<f64, 16>::new();
+    let c = Var::<f64>::constant(-1.0).ln();
+    assert!(c.is_constant() && c.value().is_nan() && c.id().is_none());
+    let c2 = c * 2.0 + 1.0;
+    assert!(c2.is_constant() && c2.value().is_nan());
+    assert_eq!(tape.len(), 0);
+    // A recorded value times it: slots 0 x; 1-2 the product (operand x, partial NaN).
+    let x = tape.var(3.0);
+    let y = x * c2;
+    assert_eq!(tape.len(), 3);
+    let a = tape.non_finite_origin(y).unwrap();
+    assert_eq!((a.index, a.op, a.kind), (2, Op::Scale, AnomalyKind::Value));
+    assert!(tape.backward(y)?.wrt(x).is_nan());
+    // In a sum it is a term that depends on nothing: slots 3-5 leaves, 6-9 the sum of their
+    // three (the constant sends nowhere).
+    let [u, v, w] = [1.0, 2.0, 4.0].map(|value| tape.var(value));
+    let s = Var::sum(&[u, v, c2, w]);
+    assert_eq!(tape.len(), 10);
+    let g = tape.backward(s)?;
+    assert_eq!(
+        [g.wrt(u), g.wrt(v), g.wrt(w), g.wrt(x)],
+        [1.0, 1.0, 1.0, 0.0]
+    );
+    Ok(())
+}
