@@ -6,26 +6,28 @@
 use autograd_core::{Dual, Number, Tape, TapeError, TapeView, Var};
 use proptest::prelude::*;
 
-/// `s = a b c` (a statement of three operands), then a leaf `d` recorded after it, `y = s d`.
+/// `s = a b c` (a statement of three operands) at `(2, 3, 5)`, then a leaf `d = 7` recorded after
+/// it by `leaf`, `y = s d`: the gradient of `y` with respect to `a, b, c, d`.
 fn product_then_leaf<'t>(
     tape: &'t TapeView<f64>,
-    d: impl FnOnce() -> Var<'t, f64>,
-) -> Result<([Var<'t, f64>; 4], Var<'t, f64>), TapeError> {
+    leaf: impl FnOnce(f64) -> Var<'t, f64>,
+) -> Result<[f64; 4], TapeError> {
     let [a, b, c] = [2.0, 3.0, 5.0].map(|v| tape.var(v));
     let s = (a * b * c).recorded()?;
-    let d = d();
-    Ok(([a, b, c, d], s * d))
+    let d = leaf(7.0);
+    let g = tape.backward(s * d)?;
+    Ok([g.wrt(a), g.wrt(b), g.wrt(c), g.wrt(d)])
 }
+
+/// `(b c d, a c d, a b d, a b c)`.
+const PRODUCT_THEN_LEAF: [f64; 4] = [105.0, 70.0, 42.0, 30.0];
 
 #[test]
 fn a_leaf_recorded_after_a_statement_does_not_extend_the_first_leaves() -> Result<(), TapeError> {
     let tape = Tape::<f64, 32>::new();
-    let ([a, b, c, d], y) = product_then_leaf(&tape, || tape.var(7.0))?;
-    let g = tape.backward(y)?;
-    // dy/da = b c d, dy/db = a c d, dy/dc = a b d, dy/dd = a b c.
     assert_eq!(
-        [g.wrt(a), g.wrt(b), g.wrt(c), g.wrt(d)],
-        [105.0, 70.0, 42.0, 30.0]
+        product_then_leaf(&tape, |v| tape.var(v))?,
+        PRODUCT_THEN_LEAF
     );
     Ok(())
 }
@@ -33,12 +35,8 @@ fn a_leaf_recorded_after_a_statement_does_not_extend_the_first_leaves() -> Resul
 #[test]
 fn leaves_recorded_at_once_after_a_statement_do_not_extend_them_either() -> Result<(), TapeError> {
     let tape = Tape::<f64, 32>::new();
-    let ([a, b, c, d], y) = product_then_leaf(&tape, || tape.vars(&[7.0]).next().unwrap())?;
-    let g = tape.backward(y)?;
-    assert_eq!(
-        [g.wrt(a), g.wrt(b), g.wrt(c), g.wrt(d)],
-        [105.0, 70.0, 42.0, 30.0]
-    );
+    let leaf = |v| tape.vars(&[v]).next().unwrap();
+    assert_eq!(product_then_leaf(&tape, leaf)?, PRODUCT_THEN_LEAF);
     Ok(())
 }
 
