@@ -11,7 +11,7 @@ use crate::op::Op;
 use crate::tape::{Leaves, Slot, TapeView, MAX_OPERANDS, POISON};
 use crate::{Scalar, TapeError};
 
-use super::{all_finite, foreign, Var};
+use super::{all_finite, Var};
 
 /// The terms of one n-ary statement.
 trait Terms<'t, S: Scalar> {
@@ -259,8 +259,7 @@ fn nary<'t, S: Scalar>(op: Op, value: S, terms: &impl Terms<'t, S>) -> Var<'t, S
         }
     });
     if let Some((a, b)) = foreign_pair {
-        foreign(a, b);
-        return Var::node(a, POISON, value);
+        return Var::between_tapes(a, b, value);
     }
     let Some(t) = tape else {
         return Var::constant(value);
