@@ -41,6 +41,21 @@ fn leaves_recorded_at_once_after_a_statement_do_not_extend_them_either() -> Resu
 }
 
 #[test]
+fn leaves_recorded_at_once_extend_the_first_leaves_by_their_count() -> Result<(), TapeError> {
+    // Four leaves one by one and four at once: a run of eight, then a statement whose header
+    // (slot 10) lies below 4 x 4, where a run extended by a product of the two would reach.
+    let tape = Tape::<f64, 32>::new();
+    let first: Vec<_> = [1.0, 2.0, 3.0, 4.0].map(|v| tape.var(v)).to_vec();
+    let more: Vec<_> = tape.vars(&[5.0, 6.0, 7.0, 8.0]).collect();
+    let s = (first[1] * more[2]).recorded()?;
+    assert_eq!(s.id().map(|id| id.index()), Some(10));
+    let g = tape.backward(s.sin())?;
+    let cos = 14.0_f64.cos();
+    assert_eq!([g.wrt(first[1]), g.wrt(more[2])], [7.0 * cos, 2.0 * cos]);
+    Ok(())
+}
+
+#[test]
 fn a_rewind_into_the_first_leaves_ends_their_run_there() -> Result<(), TapeError> {
     let mut tape = Tape::<f64, 32>::new();
     let (ia, ib) = {
