@@ -259,7 +259,8 @@ impl<S: Scalar> TapeView<S> {
     }
 
     /// Takes back everything written after slot `len` (a statement written optimistically and
-    /// not needed). Nothing refers to those slots yet.
+    /// not needed). Nothing refers to those slots yet. (At `len` equal to the length, shortening
+    /// changes nothing: the mutant `<=` for `<` survives.)
     pub(crate) fn take_back(&self, len: usize) {
         if len < self.len() {
             self.shorten(len as u32);
@@ -276,8 +277,9 @@ impl<S: Scalar> TapeView<S> {
 
     /// Leaves were written in slots `from..to`: if every slot below them is a leaf too, the run
     /// of leaves the tape begins with now reaches `to`. (A run that grows less only makes a sweep
-    /// pass over more leaves: cargo-mutants' `len * 1` for `push_leaf`'s `len + 1` survives for
-    /// that reason; a run that grows more is caught by `tests/leaf_run.rs`.)
+    /// pass over more leaves: cargo-mutants' `len * 1` for `push_leaf`'s `len + 1`, and this
+    /// body replaced by `()`, survive for that reason; a run that grows more is caught by
+    /// `tests/leaf_run.rs`.)
     #[inline(always)]
     pub(crate) fn extend_leaf_run(&self, from: u32, to: u32) {
         if self.leaf_run.get() == from {
