@@ -226,16 +226,16 @@ impl<'t, S: Scalar> Var<'t, S> {
     /// back from a call through memory, and the caller's result then lived in memory on every
     /// path of the operation.)
     #[inline(always)]
-    pub(crate) fn between_tapes(a: &'t TapeView<S>, b: &'t TapeView<S>, value: S) -> Self {
+    fn between_tapes(a: &'t TapeView<S>, b: &'t TapeView<S>, value: S) -> Self {
         foreign(a, b);
         Var::node(a, POISON, value)
     }
 
     /// A handle to statement `index` of `tape` (or an unrecorded value if `index` is `POISON`),
     /// labelled `op`. Where a statement was just written the tape is present, and is passed on
-    /// as the option it is: a test of it in every operation between handles made a generated
-    /// 1,000-operation function take about a quarter longer to build (`write_apart` and `merge_shared`
-    /// take the option and unwrap it out of line).
+    /// as the option it is (`write_apart` and `merge_shared` take the option and unwrap it out of
+    /// line): a test of it in every operation between handles made long generated functions
+    /// build markedly slower (PERFORMANCE.md, "Handles no longer returned through memory").
     #[inline(always)]
     fn labelled_on(tape: Option<&'t TapeView<S>>, index: u32, value: S, op: Op) -> Self {
         Var {

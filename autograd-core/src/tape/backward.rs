@@ -89,7 +89,7 @@ impl<S: Scalar> TapeView<S> {
         // The leaves the recording begins with send nothing: the sweep ends above them rather
         // than passing over each (by callgrind on `examples/profile`, Rosenbrock n = 1000 382.9
         // -> 375.8 instructions a term, `dense` 826,236 -> 819,218 a gradient).
-        let floor = lo.max((self.leaf_run.get() as usize).min(root));
+        let floor = lo.max(self.leaf_run.get() as usize);
         let mut p = root;
         while p > floor {
             let h = p - 1;

@@ -142,8 +142,8 @@ pub(super) fn unpack(i: u64) -> [u32; 2] {
 /// result on no tape (of constants only) stays a constant: `POISON`, nothing written. (Cold
 /// and out of line, taking plain values, the indices packed: the hot path never spills a handle
 /// or an array of partials to memory for it. It takes the tape as the option the operation
-/// holds: the test of it out of line made the generated 1,000-operation function build in
-/// 23.0-27.0 s instead of 31.0-32.6.)
+/// holds, so that the operation holds no test of it: long generated functions build faster,
+/// PERFORMANCE.md, "Handles no longer returned through memory".)
 #[cold]
 #[inline(never)]
 pub(super) fn non_finite<S: Scalar>(

@@ -6,7 +6,8 @@ use std::cell::RefCell;
 use std::fmt::Write as _;
 
 use autograd_core::{
-    gradient_forward, gradient_reverse, Function, Number, Scalar, Tape, TapeView, Tolerance, Q16,
+    gradcheck_with, gradient_forward, gradient_reverse, Function, Number, Scalar, Tape, TapeView,
+    Tolerance, Q16,
 };
 
 use super::{Error, Outcome, Skip};
@@ -265,25 +266,21 @@ pub fn gradient_case<S: CheckScalar, F: Function + ?Sized>(
         Ok(v) => v.to_f64(),
         Err(e) => return Outcome::failure(format!("{}: reverse mode failed: {e}", describe())),
     };
-    // Reverse mode again, swept twice over one recording: the second sweep first clears what
-    // the first wrote, and must give the driver's gradient bit for bit.
-    match S::with_tape(|tape| swept_twice(f, tape, &xs)) {
-        Ok(Some(again)) if !again.iter().zip(&rev).all(|(a, r)| identical(*a, *r)) => {
+    // Two sweeps over one recording (the core's `gradcheck` records once and sweeps twice): the
+    // second first clears what the first wrote, and must give the same gradient bit for bit.
+    match S::with_tape(|tape| gradcheck_with(f, tape, &xs, S::between(), S::against_differences()))
+    {
+        Ok(report) if !report.backward_twice_identical => {
             return Outcome::failure(format!(
-                "{} ({}): a second sweep over one recording gives {}, the first {}",
+                "{} ({}) at x = {}: a second backward sweep over one recording differs from the \
+                 first",
                 describe(),
                 S::NAME,
-                fmt_vec(&again.iter().map(|g| g.to_f64()).collect::<Vec<_>>()),
-                fmt_vec(&rev.iter().map(|g| g.to_f64()).collect::<Vec<_>>()),
+                fmt_vec(&at),
             ))
         }
         Ok(_) => {}
-        Err(e) => {
-            return Outcome::failure(format!(
-                "{}: reverse mode, swept twice, failed: {e}",
-                describe()
-            ))
-        }
+        Err(e) => return Outcome::failure(format!("{}: gradcheck failed: {e}", describe())),
     }
     let mut fwd = vec![S::ZERO; n];
     let fwd_value = match gradient_forward(f, &xs, &mut fwd) {
@@ -514,31 +511,6 @@ pub fn compare_fd(actual: &[f64], fd: &[Estimate], tolerance: Tolerance) -> (boo
         }
     }
     (passed, worst.1, worst.2)
-}
-
-/// The gradient of `f` at `xs` from the second of two backward sweeps over one recording on
-/// `tape` (`None` where the result is a constant, which no sweep starts from).
-fn swept_twice<S: Scalar, F: Function + ?Sized>(
-    f: &F,
-    tape: &mut TapeView<S>,
-    xs: &[S],
-) -> Result<Option<Vec<S>>, autograd_core::TapeError> {
-    tape.clear();
-    let tape: &TapeView<S> = tape;
-    let vars: Vec<_> = tape.vars(xs).collect();
-    let y = f.eval(&vars);
-    if y.is_constant() {
-        return Ok(None);
-    }
-    tape.backward(y)?;
-    let g = tape.backward(y)?;
-    Ok(Some(vars.iter().map(|&v| g.wrt(v)).collect()))
-}
-
-/// Equal, or both NaN (fixed point's poison is equal to itself).
-#[allow(clippy::eq_op)]
-fn identical<S: Scalar>(a: S, b: S) -> bool {
-    a == b || (a != a && b != b)
 }
 
 #[cfg(test)]
