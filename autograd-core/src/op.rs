@@ -197,6 +197,66 @@ operations! {
     }
 }
 
+impl Op {
+    /// `true` for a one-input operation whose derivative is exactly 0 over whole intervals of
+    /// finite inputs: a dead `relu` (and `leaky_relu` of slope 0), a saturated `tanh`, `sigmoid`
+    /// or `softplus`, an `exp` or `exp2` that underflowed, `atan` far out, a zero exponent or
+    /// factor (`powi(0)`, `powf(0)`, `scale(0)`). There a zero local derivative cuts the
+    /// dependence: the result depends on nothing recorded, so a dead unit of a network writes no
+    /// operand and sends nothing back, even to an infinite adjoint (as PyTorch's `relu` masks).
+    ///
+    /// Elsewhere a zero derivative is an isolated point (`square` and `cos` at 0, `abs` at its
+    /// kink) or never happens, and the result keeps its dependence with a partial of 0: no test
+    /// of the derivative in the recording (a Rosenbrock term's two squares), and an infinite
+    /// adjoint times that 0 is NaN, as in PyTorch (`d/dx ln(x^2)` at 0). The operations between
+    /// two values never cut (`x * y` at `y = 0` keeps `x` with a partial of 0).
+    pub(crate) const fn has_flat_regions(self) -> bool {
+        match self {
+            Op::Scale
+            | Op::Powi
+            | Op::Powf
+            | Op::Exp
+            | Op::Exp2
+            | Op::Tanh
+            | Op::Sigmoid
+            | Op::Relu
+            | Op::LeakyRelu
+            | Op::Softplus
+            | Op::Atan => true,
+            Op::Neg
+            | Op::Shift
+            | Op::Square
+            | Op::Ln
+            | Op::Sqrt
+            | Op::Sin
+            | Op::Cos
+            | Op::Tan
+            | Op::Abs
+            | Op::Asin
+            | Op::Acos
+            | Op::Sinh
+            | Op::Cosh
+            | Op::Log2
+            | Op::Log10
+            | Op::Cbrt => false,
+            // Not one-input operations: their partials are merged, never cut.
+            Op::Leaf
+            | Op::Sum
+            | Op::Dot
+            | Op::MulAdd
+            | Op::Add
+            | Op::Sub
+            | Op::Mul
+            | Op::Div
+            | Op::Pow
+            | Op::Max
+            | Op::Min
+            | Op::Atan2
+            | Op::Hypot => false,
+        }
+    }
+}
+
 impl core::fmt::Display for Op {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str(self.name())

@@ -176,9 +176,15 @@ impl<'t, S: Scalar> Var<'t, S> {
         let partial = times(self.partial, self.n, d, op, false);
         let r = Var {
             partial,
-            // A zero derivative cuts the dependence (relu below 0, a saturated tanh): the result
-            // is a value on the tape that depends on nothing, as a zero adjoint would be skipped.
-            n: if d.is_zero() { 0 } else { self.n },
+            // Where an operation is flat over intervals (relu below 0, a saturated tanh), a zero
+            // derivative cuts the dependence: the result is a value on the tape that depends on
+            // nothing, as a zero adjoint would be skipped (`Op::has_flat_regions`; `op` is a
+            // constant at every call, so the other operations test nothing).
+            n: if op.has_flat_regions() && d.is_zero() {
+                0
+            } else {
+                self.n
+            },
             ..self
         };
         r.settled(self.tape, op, value)

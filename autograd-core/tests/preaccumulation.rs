@@ -1,5 +1,6 @@
 //! What handles keep to themselves: operations that need no statement write none, a zero local
-//! derivative cuts the dependence, and a value that depends on nothing still belongs to its tape.
+//! derivative cuts the dependence where an operation is flat over intervals (and only there), and
+//! a value that depends on nothing still belongs to its tape.
 
 use autograd_core::{Tape, TapeError, Var};
 
@@ -52,6 +53,60 @@ fn a_constant_minus_a_handle_is_its_negation_shifted() -> Result<(), TapeError> 
         "two leaves, then the statements recorded() wrote"
     );
     Ok(())
+}
+
+/// A one-input function of a handle, named, at the point where it is recorded.
+type Case = (&'static str, f64, fn(Var<'_, f64>) -> Var<'_, f64>);
+
+/// The operands of `f(x)` written as a statement of its own (`recorded`).
+fn operands_written(x0: f64, f: impl Fn(Var<'_, f64>) -> Var<'_, f64>) -> usize {
+    let tape = Tape::<f64, 8>::new();
+    let y = f(tape.var(x0)).recorded().unwrap();
+    tape.node(y.id().unwrap()).unwrap().operands
+}
+
+#[test]
+fn only_an_operation_flat_over_intervals_cuts_at_a_zero_derivative() {
+    // Flat over intervals, derivative exactly 0 at these points: the dependence is cut.
+    let cut: [Case; 9] = [
+        ("relu", -1.0, |x| x.relu()),
+        ("leaky_relu(0)", -1.0, |x| x.leaky_relu(0.0)),
+        ("tanh", 40.0, |x| x.tanh()),
+        ("sigmoid", -800.0, |x| x.sigmoid()),
+        ("softplus", -800.0, |x| x.softplus()),
+        ("exp", -800.0, |x| x.exp()),
+        ("exp2", -1100.0, |x| x.exp2()),
+        ("powi(0)", 3.0, |x| x.powi(0)),
+        ("scale(0)", 3.0, |x| x.scale(0.0)),
+    ];
+    for (name, x0, f) in cut {
+        assert_eq!(operands_written(x0, f), 0, "{name} at {x0}");
+    }
+    // An isolated zero (or none at all): the operand stays, with its partial of 0.
+    let kept: [Case; 5] = [
+        ("square", 0.0, |x| x.square()),
+        ("cos", 0.0, |x| x.cos()),
+        ("abs", 0.0, |x| x.abs()),
+        ("cosh", 0.0, |x| x.cosh()),
+        ("x * (x - x), merged", 2.0, |x| x * (x - x)),
+    ];
+    for (name, x0, f) in kept {
+        assert_eq!(operands_written(x0, f), 1, "{name} at {x0}");
+    }
+}
+
+#[test]
+fn an_infinite_adjoint_through_an_isolated_zero_is_nan_as_in_pytorch() {
+    // d/dx ln(x^2) = 2/x has no value at 0: the sweep sends inf * 0 = NaN (PyTorch's
+    // `torch.log(x ** 2).backward()` at 0 gives NaN), where a cut would have given 0.
+    let tape = Tape::<f64, 8>::new();
+    let x = tape.var(0.0);
+    let y = x.square().ln();
+    assert_eq!(y.value(), f64::NEG_INFINITY);
+    assert!(tape.backward(y).unwrap().wrt(x).is_nan());
+    // Away from 0 the same expression is 2/x.
+    let x = tape.var(0.5);
+    assert_eq!(tape.backward(x.square().ln()).unwrap().wrt(x), 4.0);
 }
 
 #[test]
