@@ -158,6 +158,30 @@ fn a_partial_that_overflows_while_preaccumulating_is_written_and_found() {
 }
 
 #[test]
+fn partials_that_overflow_where_a_sum_or_difference_merges_are_written_and_found() {
+    // A sum or a difference tests only its value inline (its partials pass through); where two
+    // pairs meet at one index their partials are added and tested where they are added.
+    let big = 3e38_f32;
+    let tape = Tape::<f32, 16>::new();
+    let (x, z) = (tape.var(0.0), tape.var(1.0));
+    // One pair each: d/dx = 3e38 - (-3e38) = inf. Slots 2-3: the difference, op -.
+    let y = (x * big).sin() - (x * -big).sin();
+    assert_eq!(tape.backward(y).unwrap().wrt(x), f32::INFINITY);
+    let r = tape.anomaly(y).unwrap();
+    assert_eq!((r.index, r.op), (3, Op::Sub));
+    assert!(matches!(r.kind, AnomalyKind::Gradient { local, .. } if local == f32::INFINITY));
+    // Two pairs and one (the shared merge, out of line): d/dx = 3e38 + 3e38 = inf, d/dz = 1.
+    // Slots 4-6: the sum of two operands (x, z), op +.
+    let y = ((x * big).sin() + z) + (x * big).sin();
+    let g = tape.backward(y).unwrap();
+    assert_eq!((g.wrt(x), g.wrt(z)), (f32::INFINITY, 1.0));
+    let r = tape.anomaly(y).unwrap();
+    assert_eq!((r.index, r.op), (6, Op::Add));
+    assert!(matches!(r.kind, AnomalyKind::Gradient { local, .. } if local == f32::INFINITY));
+    assert_eq!(tape.node(y.id().unwrap()).unwrap().operands, 2);
+}
+
+#[test]
 fn a_gradient_report_with_a_non_finite_operand_is_traced_to_its_value() {
     // y = 2^(ln 0) = 2^-inf = 0, finite; but d/dbase = (-inf) 2^(-inf - 1) = -inf * 0 = NaN.
     // The cause is ln(0). Slots: 0 x, 1 base, 2-3 ln x (-inf), 4-6 pow (NaN partial: written).

@@ -77,7 +77,7 @@ pub(super) fn merge_shared<S: Scalar>(
     let (i, j) = (unpack(i), unpack(j));
     // (`combine` calls this only where an index is in common, so the second guard of each of
     // the first two pairs of arms holds whenever it is reached: its mutant `true` survives.)
-    match (nx, ny) {
+    let (keep, p0, p1) = match (nx, ny) {
         (2, 1) if j[0] == i[0] => (SHARED_I, a0 + b0, a1),
         (2, 1) if j[0] == i[1] => (SHARED_I, a0, a1 + b0),
         (1, 2) if i[0] == j[0] => (SHARED_J, a0 + b0, b1),
@@ -89,9 +89,21 @@ pub(super) fn merge_shared<S: Scalar>(
             let y = [(j[0], b0), (j[1], b1)];
             let t = t.unwrap_or_else(|| unreachable_tape());
             let index = t.push_merge(op, value, x, nx as usize, y, ny as usize);
-            (index, S::ZERO, S::ZERO)
+            return (index, S::ZERO, S::ZERO);
         }
+    };
+    // A sum of two finite partials may overflow. Where one did, the result is written now, as
+    // `settled` writes any other non-finite result: the caller tests only the value of a sum or
+    // a difference, whose other partials it passed through.
+    if !(p0.is_finite() && p1.is_finite()) {
+        let kept = if keep == SHARED_I { i } else { j };
+        return (
+            non_finite(t, op, value, pack(kept), p0, p1, 2),
+            S::ZERO,
+            S::ZERO,
+        );
     }
+    (keep, p0, p1)
 }
 
 /// [`Var::combine`] for two handles of three or four pairs in all with no index in common: a
