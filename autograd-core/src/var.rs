@@ -293,7 +293,7 @@ impl<'t, S: Scalar> Var<'t, S> {
             },
             // Three or four pairs with no index in common: a statement of them all, written out
             // of line (see `write_apart`).
-            (nx, ny) if unshared(i, nx, j, ny) => {
+            (nx, ny) if unshared(i, j) => {
                 let counts = nx as u32 | (ny as u32) << 8;
                 let index = write_apart(tape, op, value, counts, pack(i), a0, a1, pack(j), b0, b1);
                 return Var::labelled_on(tape, index, value, op);
