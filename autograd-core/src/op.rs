@@ -203,7 +203,8 @@ impl Op {
     /// or `softplus`, an `exp` or `exp2` that underflowed, `atan` far out, a zero exponent or
     /// factor (`powi(0)`, `powf(0)`, `scale(0)`). There a zero local derivative cuts the
     /// dependence: the result depends on nothing recorded, so a dead unit of a network writes no
-    /// operand and sends nothing back, even to an infinite adjoint (as PyTorch's `relu` masks).
+    /// operand and sends nothing back, even to an infinite adjoint (as PyTorch's `relu` masks;
+    /// its `tanh`, `sigmoid` and `exp` multiply, and would send NaN there).
     ///
     /// Elsewhere a zero derivative is an isolated point (`square` and `cos` at 0, `abs` at its
     /// kink) or never happens, and the result keeps its dependence with a partial of 0: no test

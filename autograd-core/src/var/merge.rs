@@ -80,8 +80,9 @@ pub(super) fn merge_shared<S: Scalar>(
 ) -> (u32, S, S) {
     let (nx, ny) = (counts as u8, (counts >> 8) as u8);
     let (i, j) = (unpack(i), unpack(j));
-    // (`combine` calls this only where an index is in common, so the second guard of each of
-    // the first two pairs of arms holds whenever it is reached: its mutant `true` survives.)
+    // (`combine` calls this where an index is in common, or where a one-pair handle's unused
+    // index happened to match one of the other's: then no guard holds, and the last arm writes
+    // the statement `write_apart` would.)
     let (keep, p0, p1) = match (nx, ny) {
         (2, 1) if j[0] == i[0] => (SHARED_I, a0 + b0, a1),
         (2, 1) if j[0] == i[1] => (SHARED_I, a0, a1 + b0),
