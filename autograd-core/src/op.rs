@@ -198,6 +198,59 @@ operations! {
 }
 
 impl Op {
+    /// `true` for a one-input operation whose local derivative, as its row computes it, is at
+    /// most 1 in magnitude wherever its value is finite: `sin`, `cos`, `tanh` (`1 - y^2`, `y` in
+    /// `[-1, 1]`), `sigmoid` and `softplus` (a sigmoid, in `[0, 1]`), `atan` (`1 / (1 + x^2)`),
+    /// `relu` and `abs` (0 or 1 in magnitude), the negation and the shift. Where a product by such a
+    /// derivative cannot overflow ([`Scalar::SHRINKING_PRODUCT`](crate::Scalar::SHRINKING_PRODUCT)),
+    /// the result's partials are as finite as the pending ones, and only its value is tested.
+    /// (`leaky_relu`'s slope is the caller's, unbounded.)
+    pub(crate) const fn derivative_within_one(self) -> bool {
+        match self {
+            Op::Neg
+            | Op::Shift
+            | Op::Sin
+            | Op::Cos
+            | Op::Tanh
+            | Op::Sigmoid
+            | Op::Softplus
+            | Op::Atan
+            | Op::Relu
+            | Op::Abs => true,
+            Op::Scale
+            | Op::Square
+            | Op::Powi
+            | Op::Powf
+            | Op::Exp
+            | Op::Exp2
+            | Op::Ln
+            | Op::Sqrt
+            | Op::Tan
+            | Op::LeakyRelu
+            | Op::Asin
+            | Op::Acos
+            | Op::Sinh
+            | Op::Cosh
+            | Op::Log2
+            | Op::Log10
+            | Op::Cbrt => false,
+            // Not one-input operations (their partials are tested where they are merged).
+            Op::Leaf
+            | Op::Sum
+            | Op::Dot
+            | Op::MulAdd
+            | Op::Add
+            | Op::Sub
+            | Op::Mul
+            | Op::Div
+            | Op::Pow
+            | Op::Max
+            | Op::Min
+            | Op::Atan2
+            | Op::Hypot => false,
+        }
+    }
+
     /// `true` for a one-input operation whose derivative is exactly 0 over whole intervals of
     /// finite inputs: a dead `relu` (and `leaky_relu` of slope 0), a saturated `tanh`, `sigmoid`
     /// or `softplus`, an `exp` or `exp2` that underflowed, `atan` far out, a zero exponent or
@@ -365,6 +418,79 @@ mod tests {
         assert_eq!(Op::Min.arity(), 2);
         assert_eq!(Op::Neg.arity(), 1);
         assert_eq!(Op::Softplus.arity(), 1);
+    }
+
+    /// `x` through one-input operation `op` on a tape, with `dy/dx` read back by a sweep: `None`
+    /// for an operation this test does not apply, or where the value is not finite.
+    fn value_and_derivative<S: Scalar>(op: Op, x: S) -> Option<(S, S)> {
+        let tape = crate::Tape::<S, 8>::new();
+        let v = tape.var(x);
+        let y = match op {
+            Op::Neg => -v,
+            Op::Shift => v.shift(S::from_f64(-3.5)),
+            Op::Sin => v.sin(),
+            Op::Cos => v.cos(),
+            Op::Tanh => v.tanh(),
+            Op::Sigmoid => v.sigmoid(),
+            Op::Softplus => v.softplus(),
+            Op::Atan => v.atan(),
+            Op::Relu => v.relu(),
+            Op::Abs => v.abs(),
+            Op::Exp => v.exp(),
+            _ => return None,
+        };
+        let g = tape.backward(y).ok()?.wrt(v);
+        y.value().is_finite().then_some((y.value(), g))
+    }
+
+    /// The claim the recording's value-only finiteness test rests on (`var.rs`'s `finite_result`):
+    /// every operation [`Op::derivative_within_one`] names has a local derivative, as its row
+    /// computes it in `f32` and `f64`, of at most 1 in magnitude wherever its value is finite,
+    /// from the subnormals to the largest finite inputs (near multiples of pi/2 too).
+    #[test]
+    fn an_operation_claimed_within_one_has_a_derivative_within_one() {
+        let mut inputs = vec![0.0, f64::MIN_POSITIVE, 5e-324, f64::MAX, f32::MAX as f64];
+        for e in -40..=40 {
+            for m in [1.0, 1.5, 2.0, 3.0, 5.0, 7.0] {
+                inputs.push(m * 10f64.powi(e));
+            }
+        }
+        for k in 1..2000 {
+            inputs.push(k as f64 * core::f64::consts::FRAC_PI_2);
+            inputs.push(k as f64 * 0.0173);
+        }
+        let negated: Vec<f64> = inputs.iter().map(|x| -x).collect();
+        inputs.extend(negated);
+        let mut claimed = Vec::new();
+        for &op in Op::ALL.iter().filter(|op| op.derivative_within_one()) {
+            assert!(
+                value_and_derivative(op, 0.5_f64).is_some(),
+                "{} is claimed and not applied here",
+                op.name()
+            );
+            claimed.push(op.name());
+            for &x in &inputs {
+                if let Some((y, d)) = value_and_derivative(op, x) {
+                    assert!(
+                        d.abs() <= 1.0,
+                        "f64 {}({x:e}) = {y:e}: derivative {d:e}",
+                        op.name()
+                    );
+                }
+                if let Some((y, d)) = value_and_derivative(op, x as f32) {
+                    assert!(
+                        d.abs() <= 1.0,
+                        "f32 {}({x:e}) = {y:e}: derivative {d:e}",
+                        op.name()
+                    );
+                }
+            }
+        }
+        // Hand-listed: an operation claimed or dropped by mistake changes this list.
+        assert_eq!(
+            claimed,
+            ["neg", "+c", "sin", "cos", "tanh", "sigmoid", "relu", "abs", "softplus", "atan"]
+        );
     }
 
     #[test]

@@ -48,6 +48,13 @@ pub trait Scalar:
     /// per product), and for fixed point (whose products also overflow where a float's would
     /// not). A tuning knob only: results are the same either way.
     const COSTLY_PRODUCT: bool = cfg!(all(target_arch = "arm", target_abi = "eabi"));
+    /// Whether a finite value times one of magnitude at most 1 is always finite, so the tape
+    /// tests only the value of an operation whose local derivative is bounded by 1 (`sin`,
+    /// `tanh`, `relu`, ...): its partials are finite pending partials times that derivative.
+    /// `true` for `f32` and `f64`; `false` by default, and for dual numbers (a tangent times
+    /// a tangent is unbounded) and fixed point (which keeps its three tests). A tuning knob only:
+    /// results are the same either way.
+    const SHRINKING_PRODUCT: bool = false;
 
     /// `ln(1 + self)`, accurate near zero.
     fn ln_1p(self) -> Self;
@@ -209,6 +216,7 @@ macro_rules! impl_float {
             const ZERO: Self = 0.0;
             const ONE: Self = 1.0;
             const EPSILON: f64 = <$t>::EPSILON as f64;
+            const SHRINKING_PRODUCT: bool = true;
 
             #[inline]
             fn ln_1p(self) -> Self {
