@@ -237,6 +237,23 @@ impl<'t, S: Scalar> Var<'t, S> {
         Var::node(a, POISON, value)
     }
 
+    /// A handle to statement `index`, which a writer has just reserved on `t`: a real slot (a
+    /// tape holds fewer than 2^31 slots, so never `POISON`), and the handle is that statement
+    /// itself, so the operation applied to it next knows its one pending pair without a test
+    /// (a network's activations, `var/layer/stack.rs`).
+    #[inline(always)]
+    pub(crate) fn statement(t: &'t TapeView<S>, index: u32, value: S, op: Op) -> Self {
+        Var {
+            tape: Some(t),
+            value,
+            partial: [S::ONE, S::ZERO],
+            index: [index, 0],
+            n: 1,
+            op,
+            node: true,
+        }
+    }
+
     /// A handle to statement `index` of `tape` (or an unrecorded value if `index` is `POISON`),
     /// labelled `op`. Where a statement was just written the tape is present, and is passed on
     /// as the option it is (`write_apart` and `merge_shared` take the option and unwrap it out of

@@ -314,7 +314,7 @@ fn write<'t, S: Scalar, P: Source<'t, S>>(
     let top = t.len() + k + 1;
     t.commit(size);
     for (j, (yj, head)) in y.iter_mut().zip(heads).enumerate() {
-        let v = Var::labelled(t, (top + j) as u32, head.x(), Op::Dot);
+        let v = Var::statement(t, (top + j) as u32, head.x(), Op::Dot);
         *yj = match f.as_mut() {
             Some(f) => f.apply(v),
             None => v,
@@ -360,8 +360,9 @@ fn scan<'t, S: Scalar>(
 }
 
 /// The pair a layer statement's input slot holds for the input `v`: [`NO_OPERAND`] for a value
-/// that depends on nothing recorded, else its one pending pair (the partial and the value tested
-/// into `finite`); `None` where the input cannot be a layer's (two pairs, or another tape).
+/// that depends on nothing recorded, else its one pending pair (the value tested into `finite`;
+/// a pending partial is finite, as every operation on handles makes sure); `None` where the
+/// input cannot be a layer's (two pairs, or another tape).
 #[inline(always)]
 fn input_pair<'t, S: Scalar>(
     v: &Var<'t, S>,
@@ -373,7 +374,6 @@ fn input_pair<'t, S: Scalar>(
         1 if v.tape.is_some_and(|a| core::ptr::addr_eq(a, t)) => (v.index[0], v.partial[0]),
         _ => return None,
     };
-    finite.test(partial);
     finite.test(v.value);
     Some((link, partial))
 }
