@@ -84,11 +84,11 @@ impl<S: Scalar> Slot<S> {
         self.put(value, header_link(op, count));
     }
 
-    /// Writes row `j` of a layer statement of `k` inputs (see `operands.rs`): the row's value,
-    /// and the count of slots below it down to the statement's first, `k + 1 + j`.
+    /// Writes a row of a layer statement (see `operands.rs`): the row's value, and its `link`
+    /// ([`layer_row_link`] for the first row, plus `j` for row `j`).
     #[inline(always)]
-    pub(crate) fn put_layer_header(&self, value: S, count: usize) {
-        self.put(value, header_link(Op::Dot, count) | LAYER);
+    pub(crate) fn put_layer_row(&self, value: S, link: u32) {
+        self.put(value, link);
     }
 
     /// Writes one input slot of a layer statement: the pair `(index, partial)` and, in the
@@ -216,6 +216,14 @@ impl<S: Scalar> fmt::Debug for Slot<S> {
 #[inline(always)]
 fn header_link(op: Op, count: usize) -> u32 {
     HEADER | (count as u32 & COUNT_MASK) | ((op as u32 & 0x7F) << COUNT_BITS)
+}
+
+/// The `link` of the first row of a layer statement of `k` inputs: its count of slots below it
+/// down to the statement's first is `k + 1`. Row `j`'s is this plus `j` (its count `k + 1 + j`
+/// is below [`MAX_OPERANDS`] in a statement that fits, so the sum stays in the count's bits).
+#[inline(always)]
+pub(crate) fn layer_row_link(k: usize) -> u32 {
+    header_link(Op::Dot, k + 1) | LAYER
 }
 
 /// A recorded statement, as [`TapeView::node`] reports it.

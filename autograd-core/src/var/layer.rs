@@ -10,9 +10,11 @@ use crate::{Scalar, TapeError};
 
 use super::Var;
 
+mod heads;
 mod source;
 mod stack;
 
+use heads::{Heads, RowSink};
 use source::{Input, Rows, Source};
 
 impl<'t, S: Scalar> Var<'t, S> {
@@ -305,7 +307,7 @@ fn write<'t, S: Scalar, P: Source<'t, S>>(
         m,
         x,
         |i, link, partial, value| inputs[i].put_paired(link, partial, value),
-        |j, value| heads[j].put_layer_header(value, k + 1 + j),
+        Heads::new(heads, k),
     );
     if !written {
         return false;
@@ -347,7 +349,7 @@ fn scan<'t, S: Scalar>(
     m: usize,
     x: &[Var<'t, S>],
     mut input: impl FnMut(usize, u32, S, S),
-    row: impl FnMut(usize, S),
+    row: impl RowSink<S>,
 ) -> bool {
     let mut finite = Finite::new();
     for (i, xi) in x.iter().enumerate() {
@@ -389,7 +391,7 @@ fn sums<'t, S: Scalar, X: Input<S>>(
     m: usize,
     x: &[X],
     finite: &mut Finite<S>,
-    mut row: impl FnMut(usize, S),
+    mut row: impl RowSink<S>,
 ) -> bool {
     // Each row summed while its parameters are tested to be the consecutive statements `w0,
     // w0 + 1, ...` of this tape. A finite sum means finite weights and bias too: a non-finite
@@ -407,9 +409,9 @@ fn sums<'t, S: Scalar, X: Input<S>>(
         consecutive &= ok;
         for value in values {
             finite.test(value);
-            row(j, value);
-            j += 1;
         }
+        row.four(j, values);
+        j += 4;
     }
     while j < m {
         let Some((value, ok)) = rows.next_row(x, t, first) else {
@@ -418,7 +420,7 @@ fn sums<'t, S: Scalar, X: Input<S>>(
         first = first.wrapping_add(stride);
         consecutive &= ok;
         finite.test(value);
-        row(j, value);
+        row.one(j, value);
         j += 1;
     }
     // The partials `p_i w_ji` are not stored: the sweep forms them, and a product that

@@ -6,7 +6,7 @@ use crate::op::Op;
 use crate::tape::{Leaves, Slot, TapeView, MAX_OPERANDS};
 use crate::{Scalar, TapeError, Var};
 
-use super::{input_pair, sums, Activate, Finite};
+use super::{input_pair, sums, Activate, Finite, Heads};
 
 impl<'t, S: Scalar> Var<'t, S> {
     /// Dense layers one after another over parameters that are leaves: layer `l` has
@@ -222,9 +222,15 @@ fn rows<'t, S: Scalar>(
     };
     *offset += count;
     let w0 = own.first_index();
-    let summed = sums(t, w0, own, m, layer.inputs, finite, |j, value| {
-        layer.heads[j].put_layer_header(value, k + 1 + j);
-    });
+    let summed = sums(
+        t,
+        w0,
+        own,
+        m,
+        layer.inputs,
+        finite,
+        Heads::new(layer.heads, k),
+    );
     layer.info.put_paired(w0, S::ZERO, S::ZERO);
     summed
 }
