@@ -242,6 +242,11 @@ fn send<S: Scalar, const ABOVE: bool>(slots: &[Slot<S>], lo: usize, index: usize
 #[inline(never)]
 fn sweep_layer<S: Scalar, const ABOVE: bool>(slots: &[Slot<S>], h: usize, lo: usize) -> usize {
     let l = layer_of(slots, h);
+    // A statement none of whose rows has an adjoint (a sample the loss does not reach, a layer
+    // of dead units) sends nothing: passed over before its weights are found.
+    if slots[l.first..=h].iter().all(|r| r.adj().is_zero()) {
+        return l.base;
+    }
     let w0 = slots[l.info].link() as usize;
     let inputs = &slots[l.base..l.info];
     let stride = inputs.len() + 1;

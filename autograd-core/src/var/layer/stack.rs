@@ -51,6 +51,7 @@ impl<'t, S: Scalar> Var<'t, S> {
     /// assert_eq!((g.wrt(p[3]), g.wrt(x[1])), (-8.0, -2.0));
     /// # Ok::<(), autograd_core::TapeError>(())
     /// ```
+    #[inline]
     pub fn affine_layers_of<A: Activate<'t, S>>(
         params: Leaves<'t, S>,
         layers: &mut [(usize, A)],
