@@ -149,9 +149,11 @@ fn handles_that_share_recorded_values_merge_without_a_statement() -> Result<(), 
         }
         let (x, y) = (tape.var(3.0), tape.var(5.0));
         let p = x * y; // pending (x: 5, y: 3)
+        let q = y * x; // pending (y: 3, x: 5): x second, and in slot 0 without the pad
         let cases = [
             (p + x, [6.0, 3.0]),        // two pending, then one: the first index
             (p + y, [5.0, 4.0]),        // ... the second index
+            (q + x, [6.0, 3.0]),        // ... the second index, x
             (x + p, [6.0, 3.0]),        // one pending, then two: the first
             (y + p, [5.0, 4.0]),        // ... the second
             (p + p * 2.0, [15.0, 9.0]), // two and two, the same order
