@@ -206,49 +206,7 @@ impl Op {
     /// the result's partials are as finite as the pending ones, and only its value is tested.
     /// (`leaky_relu`'s slope is the caller's, unbounded.)
     pub(crate) const fn derivative_within_one(self) -> bool {
-        match self {
-            Op::Neg
-            | Op::Shift
-            | Op::Sin
-            | Op::Cos
-            | Op::Tanh
-            | Op::Sigmoid
-            | Op::Softplus
-            | Op::Atan
-            | Op::Relu
-            | Op::Abs => true,
-            Op::Scale
-            | Op::Square
-            | Op::Powi
-            | Op::Powf
-            | Op::Exp
-            | Op::Exp2
-            | Op::Ln
-            | Op::Sqrt
-            | Op::Tan
-            | Op::LeakyRelu
-            | Op::Asin
-            | Op::Acos
-            | Op::Sinh
-            | Op::Cosh
-            | Op::Log2
-            | Op::Log10
-            | Op::Cbrt => false,
-            // Not one-input operations (their partials are tested where they are merged).
-            Op::Leaf
-            | Op::Sum
-            | Op::Dot
-            | Op::MulAdd
-            | Op::Add
-            | Op::Sub
-            | Op::Mul
-            | Op::Div
-            | Op::Pow
-            | Op::Max
-            | Op::Min
-            | Op::Atan2
-            | Op::Hypot => false,
-        }
+        self.derivative() & WITHIN_ONE != 0
     }
 
     /// `true` for a one-input operation whose derivative is exactly 0 over whole intervals of
@@ -265,35 +223,28 @@ impl Op {
     /// adjoint times that 0 is NaN, as in PyTorch (`d/dx ln(x^2)` at 0). The operations between
     /// two values never cut (`x * y` at `y = 0` keeps `x` with a partial of 0).
     pub(crate) const fn has_flat_regions(self) -> bool {
+        self.derivative() & FLAT != 0
+    }
+
+    /// What is known of a one-input operation's local derivative ([`FLAT`], [`WITHIN_ONE`]), each
+    /// operation classed once: the match is exhaustive, so a new operation must be.
+    const fn derivative(self) -> u8 {
         match self {
-            Op::Scale
-            | Op::Powi
-            | Op::Powf
-            | Op::Exp
-            | Op::Exp2
-            | Op::Tanh
-            | Op::Sigmoid
-            | Op::Relu
-            | Op::LeakyRelu
-            | Op::Softplus
-            | Op::Atan => true,
-            Op::Neg
-            | Op::Shift
-            | Op::Square
+            Op::Tanh | Op::Sigmoid | Op::Relu | Op::Softplus | Op::Atan => FLAT | WITHIN_ONE,
+            Op::Scale | Op::Powi | Op::Powf | Op::Exp | Op::Exp2 | Op::LeakyRelu => FLAT,
+            Op::Neg | Op::Shift | Op::Sin | Op::Cos | Op::Abs => WITHIN_ONE,
+            Op::Square
             | Op::Ln
             | Op::Sqrt
-            | Op::Sin
-            | Op::Cos
             | Op::Tan
-            | Op::Abs
             | Op::Asin
             | Op::Acos
             | Op::Sinh
             | Op::Cosh
             | Op::Log2
             | Op::Log10
-            | Op::Cbrt => false,
-            // Not one-input operations: their partials are merged, never cut.
+            | Op::Cbrt => 0,
+            // Not one-input operations: their partials are merged (and tested there), never cut.
             Op::Leaf
             | Op::Sum
             | Op::Dot
@@ -306,10 +257,15 @@ impl Op {
             | Op::Max
             | Op::Min
             | Op::Atan2
-            | Op::Hypot => false,
+            | Op::Hypot => 0,
         }
     }
 }
+
+/// [`Op::has_flat_regions`]: a zero derivative over whole intervals of finite inputs.
+const FLAT: u8 = 1;
+/// [`Op::derivative_within_one`]: a derivative at most 1 in magnitude.
+const WITHIN_ONE: u8 = 2;
 
 impl core::fmt::Display for Op {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
