@@ -304,3 +304,34 @@ fn a_non_finite_constant_stays_a_constant_and_what_meets_it_is_named() -> Result
     );
     Ok(())
 }
+
+#[test]
+fn large_finite_partials_of_a_sum_or_a_bounded_operation_write_nothing() -> Result<(), TapeError> {
+    // Only a result that is not finite is written as its own statement. Pending partials of
+    // 1e300 are finite, and so is a sum or a sine of them (a sum passes its partials through, a
+    // sine multiplies them by a cosine), even where the product value * p0 * p1, the test of a
+    // product's result, overflows: nothing is written, and the gradient is exact.
+    let tape = Tape::<f64, 16>::new();
+    let (x, y) = (tape.var(1e-300), tape.var(2e-300));
+    let h = x * 1e300 + y * 1e300; // value 3, partials (1e300, 1e300)
+    let s = h.sin();
+    assert_eq!(
+        tape.len(),
+        2,
+        "no statement: every value and partial is finite"
+    );
+    let g = tape.backward(s)?;
+    assert_eq!(
+        (g.wrt(x), g.wrt(y)),
+        (3f64.cos() * 1e300, 3f64.cos() * 1e300)
+    );
+    // A partial that does overflow is still written, named by its operation.
+    let big = x * 1e300 * 1e300;
+    assert_eq!(
+        tape.len(),
+        2 + 2,
+        "the overflowing scaling is a statement of its own"
+    );
+    assert_eq!(tape.node(big.id().expect("written"))?.op, Op::Scale);
+    Ok(())
+}
