@@ -499,7 +499,7 @@ fn scalar_types_other_than_f64_take_the_same_write() -> Result<(), TapeError> {
 proptest! {
     #[test]
     fn a_layer_gives_its_rows_values_and_gradients(
-        layer in (1usize..8, 1usize..6).prop_flat_map(|(k, m)| (
+        layer in (1usize..8, 1usize..11).prop_flat_map(|(k, m)| (
             prop::collection::vec(kinds(), k),
             prop::collection::vec(-3.0f64..3.0, k),
             prop::collection::vec(-3.0f64..3.0, m * (k + 1)),
@@ -636,6 +636,30 @@ fn a_layer_without_room_overflows_whatever_the_general_write_would_take() {
             needed: 6 + 5
         })
     );
+    // Nine rows (four, four and one, as the writer sums them) over x = (1, 2), row j's
+    // parameters (j, 0.5, 1): each y_j = j + 2, and the overflow counts all 27 + 12 slots.
+    let nine = Tape::<f64, 30>::new();
+    let params: Vec<_> = (0..9)
+        .flat_map(|j| [j as f64, 0.5, 1.0])
+        .map(|p| nine.var(p))
+        .collect();
+    let x = [Var::constant(1.0), Var::constant(2.0)];
+    let mut y = [Var::constant(0.0); 9];
+    Var::affine_layer(&params, &x, &mut y).unwrap();
+    let expected: Vec<f64> = (0..9).map(|j| j as f64 + 2.0).collect();
+    assert_eq!(
+        y.map(|v| v.value()).to_vec(),
+        expected,
+        "the values stay right"
+    );
+    assert_eq!(
+        nine.check(),
+        Err(TapeError::CapacityExceeded {
+            capacity: 30,
+            needed: 27 + 12
+        })
+    );
+    let x = [Var::constant(0.0), Var::constant(0.0)];
     // One neuron likewise: 3 leaves and 4 slots on a tape of 5.
     let one = Tape::<f64, 5>::new();
     let p = [1.0, 2.0, 0.5].map(|p| one.var(p));
