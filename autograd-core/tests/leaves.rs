@@ -143,6 +143,43 @@ fn leaves_are_checked_once_when_made() -> Result<(), TapeError> {
 }
 
 #[test]
+fn leaves_set_at_once_are_set_as_one_by_one_or_not_at_all() -> Result<(), TapeError> {
+    let mut tape = Tape::<f64, 16>::new();
+    let mut other = Tape::<f64, 16>::new();
+    let first = tape.var(1.0).id().unwrap();
+    let _ = (tape.var(2.0), tape.var(3.0));
+    let _product = (tape.var(4.0) * tape.var(5.0)).recorded()?;
+    tape.set_values(first, &[-1.0, -2.0])?;
+    let values = |t: &Tape<f64, 16>, first: NodeId| -> Vec<f64> {
+        let l = t.leaves(first, 3).unwrap();
+        (0..3).map(|i| l.get(i).unwrap().value()).collect()
+    };
+    assert_eq!(values(&tape, first), [-1.0, -2.0, 3.0]);
+    // The same set one by one gives the same tape.
+    let mut by_one = Tape::<f64, 16>::new();
+    let ids: Vec<_> = [1.0, 2.0, 3.0].map(|v| by_one.var(v).id().unwrap()).into();
+    by_one.set_value(ids[0], -1.0)?;
+    by_one.set_value(ids[1], -2.0)?;
+    assert_eq!(values(&by_one, ids[0]), values(&tape, first));
+    // Past the leaves (the sixth slot is the product's first operand): refused, nothing set.
+    assert_eq!(
+        tape.set_values(first, &[7.0; 6]).unwrap_err(),
+        TapeError::NotALeaf { index: 5 }
+    );
+    assert_eq!(
+        tape.set_values(first, &[7.0; 9]).unwrap_err(),
+        TapeError::UnknownNode { index: 8, len: 8 }
+    );
+    assert_eq!(values(&tape, first), [-1.0, -2.0, 3.0]);
+    other.var(0.0);
+    assert_eq!(
+        other.set_values(first, &[7.0]).unwrap_err(),
+        TapeError::ForeignId
+    );
+    Ok(())
+}
+
+#[test]
 fn a_layer_over_leaves_of_the_wrong_length_or_with_a_foreign_input_is_an_error(
 ) -> Result<(), TapeError> {
     let tape = Tape::<f64, 32>::new();

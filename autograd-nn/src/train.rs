@@ -181,10 +181,17 @@ impl<'t, S: Scalar, const P: usize> Trainer<'t, S, P> {
         batch: &[Sample<I>],
     ) -> Result<Stats, NnError> {
         objective.check(P, batch)?;
+        // The first parameter's id (`objective.check` above has refused a network without).
+        let Some(&first) = self.ids.first() else {
+            return Err(NnError::LengthMismatch {
+                what: "parameters",
+                expected: objective.model.param_count(),
+                actual: 0,
+            });
+        };
         self.tape.rewind(self.params_end);
-        for (id, p) in self.ids.iter().zip(params) {
-            self.tape.set_value(*id, *p)?;
-        }
+        // The parameters are the leaves recorded in order by `new`: set at once, tested once.
+        self.tape.set_values(first, params)?;
         self.grads = [S::ZERO; P];
         self.sweeps = 0;
         let model = &objective.model;
@@ -197,14 +204,6 @@ impl<'t, S: Scalar, const P: usize> Trainer<'t, S, P> {
         // Samples a chunk may take; lowered if a chunk overflows the tape.
         let mut max_chunk = usize::MAX;
         let mut chunk_grads = [S::ZERO; P];
-        // The first parameter's id (`objective.check` above has refused a network without).
-        let Some(&first) = self.ids.first() else {
-            return Err(NnError::LengthMismatch {
-                what: "parameters",
-                expected: model.param_count(),
-                actual: 0,
-            });
-        };
         while start < batch.len() || penalty_pending {
             self.tape.rewind(self.params_end);
             let tape: &TapeView<S> = self.tape;

@@ -67,6 +67,32 @@ impl<S: Scalar> TapeView<S> {
             slots,
         })
     }
+
+    /// Sets the values of the leaves `first`, `first + 1`, ... to `values`, in order: what
+    /// [`set_value`](Self::set_value) does for each, with the range tested once (as
+    /// [`leaves`](Self::leaves) tests it) instead of each statement on its own. How a trainer
+    /// puts a network's parameters back on the tape after a step; nothing is set on an error.
+    ///
+    /// ```
+    /// use autograd_core::Tape;
+    /// let mut tape = Tape::<f64, 16>::new();
+    /// let first = tape.var(0.5).id().unwrap();
+    /// let _ = (tape.var(-1.0), tape.var(2.0));
+    /// tape.set_values(first, &[1.5, 2.5, 3.5])?;
+    /// let leaves = tape.leaves(first, 3)?;
+    /// assert_eq!(leaves.get(1).map(|v| v.value()), Some(2.5));
+    /// # Ok::<(), autograd_core::TapeError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`leaves`](Self::leaves) for the `values.len()` statements from `first` on.
+    pub fn set_values(&mut self, first: NodeId, values: &[S]) -> Result<(), TapeError> {
+        let leaves = self.leaves(first, values.len())?;
+        for (slot, &v) in leaves.slots.iter().zip(values) {
+            slot.set_x(v);
+        }
+        Ok(())
+    }
 }
 
 impl<'t, S: Scalar> Leaves<'t, S> {
