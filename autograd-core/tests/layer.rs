@@ -283,6 +283,39 @@ fn a_row_whose_value_is_not_finite_is_written_as_its_own_statement() {
 }
 
 #[test]
+fn an_input_that_is_not_finite_makes_no_layer_statement() {
+    // The writer tests the rows' sums, not the inputs (`input_pair`): an infinite or NaN input
+    // makes every row's sum infinite or NaN (`inf * 0` is NaN), so the layer is written row by
+    // row, each row as `Var::affine` writes it, and never as one statement of 6 + 5 slots.
+    for bad in [f64::INFINITY, f64::NEG_INFINITY, f64::NAN] {
+        // Row 0 multiplies the bad input by 0, row 1 by 2.
+        let ps = [0.0, 1.0, 0.5, 2.0, -1.0, 0.25];
+        let written = |rows: bool| {
+            let tape = Tape::<f64, 64>::new();
+            let params = ps.map(|p| tape.var(p));
+            let u = tape.var(3.0);
+            let x = [Var::constant(bad), u];
+            let mut y = [Var::constant(0.0); 2];
+            record(rows, &params, &x, &mut y);
+            (tape.len(), y.map(|v| v.value().to_bits()))
+        };
+        let (layer, rows) = (written(false), written(true));
+        assert_eq!(layer, rows, "input {bad}");
+        assert_ne!(layer.0, 7 + 5, "input {bad}");
+        assert!(layer.1.iter().all(|&b| !f64::from_bits(b).is_finite()));
+    }
+    // Fixed point: a poisoned input poisons every row.
+    use autograd_core::Q16;
+    let tape = Tape::<Q16, 32>::new();
+    let params = [0.0, 1.0, 0.5, 2.0, -1.0, 0.25].map(|p| tape.var(Q16::from_f64(p)));
+    let x = [Var::constant(Q16::POISON), tape.var(Q16::ONE)];
+    let mut y = [Var::constant(Q16::ZERO); 2];
+    Var::affine_layer(&params, &x, &mut y).unwrap();
+    assert!(y.iter().all(|v| !v.value().is_finite()));
+    assert_ne!(tape.len(), 7 + 5);
+}
+
+#[test]
 fn a_row_that_overflows_fixed_point_is_written_as_its_own_statement() {
     // Q16 tests each value's bits (no summed test: a sum is not free without an FPU). Row 0 is
     // 200 * 200 + 0 = 40,000, past Q16.16's largest value (32,767.99...): poison.

@@ -119,7 +119,7 @@ fn write_stack<'t, S: Scalar, A: Activate<'t, S>>(
     };
     let mut finite = Finite::new();
     for (xi, slot) in x.iter().zip(layer.inputs) {
-        let Some((link, partial)) = input_pair(xi, t, &mut finite) else {
+        let Some((link, partial)) = input_pair(xi, t) else {
             return false;
         };
         slot.put_paired(link, partial, xi.value);
@@ -145,7 +145,7 @@ fn write_stack<'t, S: Scalar, A: Activate<'t, S>>(
         let reserved = t.recording();
         for (i, (head, slot)) in below.heads.iter().zip(layer.inputs).enumerate() {
             let v = f.apply(Var::statement(t, below.top + i as u32, head.x(), Op::Dot));
-            let Some((link, partial)) = input_pair(&v, t, &mut finite) else {
+            let Some((link, partial)) = input_pair(&v, t) else {
                 return false;
             };
             slot.put_paired(link, partial, v.value);
