@@ -5,34 +5,28 @@
 //! cargo build --release -p autograd-bench --example profile
 //! valgrind --tool=callgrind target/release/examples/profile rosenbrock 1000 10
 //! valgrind --tool=callgrind target/release/examples/profile moons 3
-//! valgrind --tool=callgrind target/release/examples/profile moons-hand 3
 //! ```
 //!
 //! `rosenbrock N REPS`: REPS reverse gradients of Rosenbrock in N inputs (divide the recording
 //! and sweep counts by `REPS * (N - 1)` for instructions per term); `dense N REPS` the same for
-//! `dense`; a third argument `plain` evaluates the function REPS times instead, `driver` takes the
-//! gradients through the core's `gradient_reverse` instead of the benchmarks' loop (its input
-//! handles then live on the heap past 32 KiB, as that driver documents). `moons REPS`: REPS gradients
-//! of micrograd's moons loss on the tape; `moons-hand REPS`: the same by the hand-written backprop;
+//! `dense`; a third argument `driver` takes the gradients through the core's `gradient_reverse`
+//! instead of the benchmarks' loop (its input handles then live on the heap past 32 KiB, as that
+//! driver documents). `moons REPS`: REPS gradients of micrograd's moons loss on the tape;
 //! `trainer REPS`: REPS steps of the same network through autograd-nn's `Trainer` (and SGD).
 //! `xor REPS`: REPS steps of the firmware's minimal embedding on the host (`firmware/src/bin/
 //! minimal.rs`: XOR, an `f32` MLP [2, 4, 1] with tanh units, on a 256-slot tape, through the
 //! `Trainer`), for the host's view of what the firmware counts.
-//! `easy-ml rosenbrock|dense N REPS`: REPS gradients by easy-ml's `Record`, the reference crate
-//! the benchmarks time (`benches/reference.rs`).
 //!
-//! `cargo xtask bench` runs these under valgrind for its instruction counts (`instructions.rs`
-//! in xtask).
+//! The workloads that do not use the tape (plain evaluations, easy-ml's `Record`, the
+//! hand-written backprop) are counted from a binary of their own, `examples/profile_reference.rs`,
+//! so that the tape's code does not move their counts. `cargo xtask bench` runs both under
+//! valgrind for its instruction counts (`instructions.rs` in xtask).
 
 use autograd_bench::functions::{point, Function};
 use autograd_bench::modes::reverse_gradient;
-use autograd_bench::moons::{data, hand_loss_gradient, init_params, tape_loss_gradient, PARAMS};
+use autograd_bench::moons::{data, init_params, tape_loss_gradient, PARAMS};
 use autograd_bench::nn_step;
 use autograd_nn::{LearningRate, Sgd};
-
-#[path = "../benches/reference.rs"]
-#[allow(dead_code)] // (num-dual's half is the benchmarks')
-mod reference;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -115,46 +109,11 @@ fn main() {
                 }
             }
         }
-        (Some("easy-ml"), _) => {
-            let Some(f) = args
-                .get(1)
-                .and_then(|a| Function::ALL.into_iter().find(|f| f.name() == a))
-            else {
-                eprintln!("usage: profile easy-ml rosenbrock|dense N REPS");
-                std::process::exit(2);
-            };
-            let (n, reps) = (number(2, 1000), number(3, 10));
-            let x = point(n);
-            let mut g = vec![0.0; n];
-            let list = easy_ml::differentiation::WengertList::new();
-            let mut y = 0.0;
-            for _ in 0..reps {
-                y = reference::easy_ml_gradient(&list, f, std::hint::black_box(&x), &mut g);
-            }
-            println!("{} n = {n} by easy-ml: value {y}, g0 = {}", f.name(), g[0]);
-        }
-        (Some("moons-hand"), _) => {
-            let (d, p) = (data(), init_params(1));
-            let mut g = vec![0.0; PARAMS];
-            let mut l = 0.0;
-            for _ in 0..number(1, 3) {
-                l = hand_loss_gradient(std::hint::black_box(&p), &d.x, &d.y, &mut g);
-            }
-            println!("moons by hand: loss {l}, dloss/dp0 = {}", g[0]);
-        }
         (_, Some(f)) => {
             let name = f.name();
             let (n, reps) = (number(1, 1000), number(2, 10));
             let x = point(n);
             let mut g = vec![0.0; n];
-            if args.get(3).map(String::as_str) == Some("plain") {
-                let mut y = 0.0;
-                for _ in 0..reps {
-                    y += f.eval(std::hint::black_box(&x[..]));
-                }
-                println!("{name} n = {n}, plain: sum of values {y}");
-                return;
-            }
             let driver = args.get(3).map(String::as_str) == Some("driver");
             for _ in 0..reps {
                 let outcome = if driver {
@@ -171,7 +130,7 @@ fn main() {
         }
         _ => {
             eprintln!(
-                "usage: profile rosenbrock|dense N REPS [plain|driver] | profile moons|moons-hand|trainer|xor REPS | profile easy-ml rosenbrock|dense N REPS"
+                "usage: profile rosenbrock|dense N REPS [driver] | profile moons|trainer|xor REPS (plain evaluations, easy-ml and the hand-written backprop: profile_reference)"
             );
             std::process::exit(2);
         }

@@ -4,8 +4,10 @@
 //! code have differed by 2x between runs; the ratios below are the steady reading of the speed
 //! targets, reported beside the timed ones (whose goals stay in time).
 //!
-//! Each workload runs `autograd-bench/examples/profile.rs` twice, with `r1` and `r2`
-//! repetitions; `(I(r2) - I(r1)) / (r2 - r1)` is one repetition's count without the process's
+//! Each workload runs `autograd-bench/examples/profile.rs` (the tape's workloads) or
+//! `profile_reference.rs` (those that do not use the tape: plain evaluations, easy-ml, the
+//! hand-written backprop; a binary of their own, so that the tape's code does not move their
+//! counts through LLVM's decisions for a shared `main`) twice, with `r1` and `r2` repetitions; `(I(r2) - I(r1)) / (r2 - r1)` is one repetition's count without the process's
 //! setup (the 2^21-slot tape's `memset` among it). Written to `<target>/bench-report/
 //! instructions.tsv` as `instr/<workload>` and, split by [`parts`], `instr_part/<workload>/
 //! <part>`, which a later `--no-run` report reads again.
@@ -25,14 +27,24 @@ use crate::project_root;
 
 mod parts;
 
-/// A counted workload: its key (`function/mode/n`, or `moons/mode`), `profile`'s arguments with
-/// `{}` where the repetitions go, and the two repetition counts.
+/// A counted workload: its key (`function/mode/n`, or `moons/mode`), the binary that runs it,
+/// its arguments with `{}` where the repetitions go, and the two repetition counts.
 struct Workload {
     key: String,
+    bin: Bin,
     args: Vec<String>,
     reps: (u32, u32),
-    /// Run by the build with `outlined-ops`.
-    outlined: bool,
+}
+
+/// The binary a workload runs.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Bin {
+    /// `examples/profile`: the tape's workloads.
+    Tape,
+    /// `examples/profile` built with `outlined-ops`, kept as `profile-outlined`.
+    Outlined,
+    /// `examples/profile_reference`: the workloads that do not use the tape.
+    Reference,
 }
 
 /// The sizes counted (the speed targets' n).
@@ -40,13 +52,13 @@ const SIZES: [usize; 2] = [100, 1000];
 
 fn workloads() -> Vec<Workload> {
     let mut w = Vec::new();
-    let mut push = |key: String, args: &[&str], reps: (u32, u32), outlined: bool| {
+    let mut push = |key: String, bin: Bin, args: &[&str], reps: (u32, u32)| {
         let args = args.iter().map(|s| s.to_string()).collect();
         w.push(Workload {
             key,
+            bin,
             args,
             reps,
-            outlined,
         })
     };
     for f in FUNCTIONS {
@@ -58,27 +70,37 @@ fn workloads() -> Vec<Workload> {
             let gradient = [f, &ns, "{}"];
             push(
                 format!("{f}/plain/{n}"),
-                &[f, &ns, "{}", "plain"],
+                Bin::Reference,
+                &gradient,
                 (plain, 2 * plain),
-                false,
             );
-            push(format!("{f}/reverse/{n}"), &gradient, (few, 2 * few), false);
+            push(
+                format!("{f}/reverse/{n}"),
+                Bin::Tape,
+                &gradient,
+                (few, 2 * few),
+            );
             // The same gradient, from the build with `outlined-ops`.
-            push(format!("{f}/outlined/{n}"), &gradient, (few, 2 * few), true);
+            push(
+                format!("{f}/outlined/{n}"),
+                Bin::Outlined,
+                &gradient,
+                (few, 2 * few),
+            );
             push(
                 format!("{f}/easy_ml/{n}"),
+                Bin::Reference,
                 &["easy-ml", f, &ns, "{}"],
                 (few, 2 * few),
-                false,
             );
         }
     }
-    for (mode, arg) in [
-        ("tape", "moons"),
-        ("hand", "moons-hand"),
-        ("trainer", "trainer"),
+    for (mode, bin, arg) in [
+        ("tape", Bin::Tape, "moons"),
+        ("hand", Bin::Reference, "moons-hand"),
+        ("trainer", Bin::Tape, "trainer"),
     ] {
-        push(format!("moons/{mode}"), &[arg, "{}"], (3, 5), false);
+        push(format!("moons/{mode}"), bin, &[arg, "{}"], (3, 5));
     }
     w
 }
@@ -92,9 +114,10 @@ pub fn run(report_dir: &Path) -> Result<bool, String> {
     }
     let examples = super::target_dir().join("release/examples");
     let (binary, outlined) = (examples.join("profile"), examples.join("profile-outlined"));
+    let reference = examples.join("profile_reference");
     // The outlined build first, kept under another name; then the default build, whose binary
     // cargo puts back in place (both builds stay in cargo's cache, so each run after the first
-    // rebuilds neither).
+    // rebuilds neither), and the reference workloads' binary.
     build_profile(&["--features", "autograd-core/outlined-ops"])?;
     std::fs::copy(&binary, &outlined).map_err(|e| {
         format!(
@@ -103,7 +126,7 @@ pub fn run(report_dir: &Path) -> Result<bool, String> {
             outlined.display()
         )
     })?;
-    build_profile(&[])?;
+    build_profile(&["--example", "profile_reference"])?;
     let out_file = report_dir.join("cachegrind.out");
     let mut tsv = String::new();
     for w in workloads() {
@@ -116,13 +139,17 @@ pub fn run(report_dir: &Path) -> Result<bool, String> {
             let out = Command::new("valgrind")
                 .args(["--tool=cachegrind", "--cache-sim=no"])
                 .arg(format!("--cachegrind-out-file={}", out_file.display()))
-                .arg(if w.outlined { &outlined } else { &binary })
+                .arg(match w.bin {
+                    Bin::Tape => &binary,
+                    Bin::Outlined => &outlined,
+                    Bin::Reference => &reference,
+                })
                 .args(&args)
                 .output()
                 .map_err(|e| format!("cannot run valgrind: {e}"))?;
             let stderr = String::from_utf8_lossy(&out.stderr);
             if !out.status.success() {
-                return Err(format!("profile {} failed: {stderr}", args.join(" ")));
+                return Err(format!("{:?} {} failed: {stderr}", w.bin, args.join(" ")));
             }
             let text = std::fs::read_to_string(&out_file)
                 .map_err(|e| format!("cannot read {}: {e}", out_file.display()))?;
@@ -145,7 +172,8 @@ pub fn run(report_dir: &Path) -> Result<bool, String> {
     Ok(true)
 }
 
-/// `cargo build --release -p autograd-bench --example profile` with `extra` arguments.
+/// `cargo build --release -p autograd-bench --example profile` with `extra` arguments (another
+/// example, or features).
 fn build_profile(extra: &[&str]) -> Result<(), String> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let args = [
@@ -211,8 +239,10 @@ pub fn render(r: &Report, s: &mut String) {
     let _ = writeln!(
         s,
         "\nInstructions per gradient, evaluation or step, counted by valgrind (`cachegrind`) on \
-         `autograd-bench/examples/profile.rs` in the same run: the same for every run of the same \
-         code, whatever the machine's load.\n\n\
+         `autograd-bench/examples/profile.rs` (the tape) and `profile_reference.rs` (plain \
+         evaluations, easy-ml, the hand-written backprop: a binary of their own, so that the \
+         tape's code does not move their counts) in the same run: the same for every run of the \
+         same code, whatever the machine's load.\n\n\
          | function | n | plain f64 | reverse | reverse / plain | easy-ml Record | easy-ml / this | \
          reverse, `outlined-ops` | outlined / inlined |\n\
          |---|---:|---:|---:|---:|---:|---:|---:|---:|"
@@ -379,13 +409,20 @@ mod tests {
                     (&inlined.args, inlined.reps),
                     (&outlined.args, outlined.reps)
                 );
-                assert!(outlined.outlined && !inlined.outlined);
+                assert_eq!((inlined.bin, outlined.bin), (Bin::Tape, Bin::Outlined));
             }
         }
         assert_eq!(
-            w.iter().filter(|w| w.outlined).count(),
+            w.iter().filter(|w| w.bin == Bin::Outlined).count(),
             FUNCTIONS.len() * SIZES.len()
         );
+        // What does not use the tape runs from the reference binary, and only that.
+        for w in &w {
+            let tapeless = ["/plain/", "/easy_ml/", "moons/hand"]
+                .iter()
+                .any(|k| w.key.contains(k));
+            assert_eq!(tapeless, w.bin == Bin::Reference, "{}", w.key);
+        }
     }
 
     #[test]
