@@ -153,8 +153,7 @@ impl<S: Scalar> TapeView<S> {
 pub(crate) fn layer_of<S: Scalar>(slots: &[Slot<S>], h: usize) -> Layer {
     let base = h - slots[h].count().min(h);
     // The slots below `h` down to the second input slot: the inputs' and the one naming `w0`
-    // (`k >= 2` of them, none a header) and then the rows below `h`. (`base + 1` only bounds the
-    // search: from `base` it finds the same row, so its mutants survive.) By callgrind on
+    // (`k >= 2` of them, none a header) and then the rows below `h`. By callgrind on
     // `examples/profile` (`trainer 3`/`5`, `moons 3`/`13`), against a walk down the rows: a
     // `Trainer` step 552,033 -> 548,129 instructions, the moons loss 1,024,217 -> 1,020,313.
     let below = slots.get(base + 1..h).unwrap_or(&[]);
