@@ -116,7 +116,9 @@ const CHUNK_RESERVE: usize = 4;
 /// ```
 pub struct Trainer<'t, S: Scalar, const P: usize> {
     tape: &'t mut TapeView<S>,
-    ids: [NodeId; P],
+    /// The first parameter's leaf (the others follow it); `None` for a network without
+    /// parameters, which `gradient` refuses.
+    first: Option<NodeId>,
     params_end: Mark,
     slots_per_sample: usize,
     sweeps: usize,
@@ -136,15 +138,16 @@ impl<'t, S: Scalar, const P: usize> Trainer<'t, S, P> {
                 needed: P,
             }));
         }
-        let mut ids = [None; P];
-        for (id, p) in ids.iter_mut().zip(params) {
-            *id = tape.try_var(*p)?.id();
+        // Consecutive leaves on the cleared tape: the first one's id names them all.
+        let mut first = None;
+        for p in params {
+            let id = tape.try_var(*p)?.id();
+            first = first.or(id);
         }
-        let ids = ids.map(|id| id.expect("try_var returned a recorded value"));
         let params_end = tape.mark();
         Ok(Trainer {
             tape,
-            ids,
+            first,
             params_end,
             slots_per_sample: 0,
             sweeps: 0,
@@ -182,7 +185,7 @@ impl<'t, S: Scalar, const P: usize> Trainer<'t, S, P> {
     ) -> Result<Stats, NnError> {
         objective.check(P, batch)?;
         // The first parameter's id (`objective.check` above has refused a network without).
-        let Some(&first) = self.ids.first() else {
+        let Some(first) = self.first else {
             return Err(NnError::LengthMismatch {
                 what: "parameters",
                 expected: objective.model.param_count(),
