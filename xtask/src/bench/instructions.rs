@@ -7,10 +7,11 @@
 //! Each workload runs `autograd-bench/examples/profile.rs` (the tape's workloads) or
 //! `profile_reference.rs` (those that do not use the tape: plain evaluations, easy-ml, the
 //! hand-written backprop; a binary of their own, so that the tape's code does not move their
-//! counts through LLVM's decisions for a shared `main`) twice, with `r1` and `r2` repetitions; `(I(r2) - I(r1)) / (r2 - r1)` is one repetition's count without the process's
-//! setup (the 2^21-slot tape's `memset` among it). Written to `<target>/bench-report/
-//! instructions.tsv` as `instr/<workload>` and, split by [`parts`], `instr_part/<workload>/
-//! <part>`, which a later `--no-run` report reads again.
+//! counts through LLVM's decisions for a shared `main`) twice, with `r1` and `r2` repetitions;
+//! `(I(r2) - I(r1)) / (r2 - r1)` is one repetition's count without the process's setup (the
+//! 2^21-slot tape's `memset` among it). Written to `<target>/bench-report/instructions.tsv` as
+//! `instr/<workload>` and, split by [`parts`], `instr_part/<workload>/<part>`, which a later
+//! `--no-run` report reads again.
 //!
 //! The tape's gradients are also counted with autograd-core's `outlined-ops` feature (every
 //! operation a call: what a code generator's long functions trade for building in seconds), from
@@ -67,24 +68,21 @@ fn workloads() -> Vec<Workload> {
             // Few enough repetitions that a run takes about a second under valgrind (the counts
             // repeat exactly, so any two repetition counts give the same difference).
             let (few, plain) = if n >= 1000 { (10, 100) } else { (100, 1000) };
-            let gradient = [f, &ns, "{}"];
+            // (A function, its size, the repetitions: a gradient on the tape's binaries, a plain
+            // evaluation on the reference binary.)
+            let args = [f, &ns, "{}"];
             push(
                 format!("{f}/plain/{n}"),
                 Bin::Reference,
-                &gradient,
+                &args,
                 (plain, 2 * plain),
             );
-            push(
-                format!("{f}/reverse/{n}"),
-                Bin::Tape,
-                &gradient,
-                (few, 2 * few),
-            );
+            push(format!("{f}/reverse/{n}"), Bin::Tape, &args, (few, 2 * few));
             // The same gradient, from the build with `outlined-ops`.
             push(
                 format!("{f}/outlined/{n}"),
                 Bin::Outlined,
-                &gradient,
+                &args,
                 (few, 2 * few),
             );
             push(
