@@ -2,8 +2,10 @@
 //! the plain evaluations, easy-ml's `Record` and the hand-written moons backprop, in a binary of
 //! their own, so that their counts do not move with the tape's code. In one binary with the
 //! tape's workloads (`examples/profile.rs`, until 2026-12-04), easy-ml's Rosenbrock gradient went
-//! from 646,282 to 512,413 instructions with easy-ml unchanged: an `#[inline]` in the core moved
-//! LLVM's decisions for the whole `main`.
+//! from 646,282 to 512,413 instructions with easy-ml unchanged (callgrind, `profile easy-ml
+//! rosenbrock 1000 10` and `20`, that binary built before and after): an `#[inline]` in the core
+//! moved LLVM's decisions for the whole `main`. PERFORMANCE.md, "the reference workloads counted
+//! apart", has the counts from this binary and their commands.
 //!
 //! ```text
 //! cargo build --release -p autograd-bench --example profile_reference

@@ -286,7 +286,8 @@ fn a_row_whose_value_is_not_finite_is_written_as_its_own_statement() {
 fn an_input_that_is_not_finite_makes_no_layer_statement() {
     // The writer tests the rows' sums, not the inputs (`input_pair`): an infinite or NaN input
     // makes every row's sum infinite or NaN (`inf * 0` is NaN), so the layer is written row by
-    // row, each row as `Var::affine` writes it, and never as one statement of 6 + 5 slots.
+    // row, each row as `Var::affine` writes it, and never as the 7 leaves and one layer statement
+    // of 5 slots (2 inputs, the slot naming `w0`, 2 rows).
     for bad in [f64::INFINITY, f64::NEG_INFINITY, f64::NAN] {
         // Row 0 multiplies the bad input by 0, row 1 by 2.
         let ps = [0.0, 1.0, 0.5, 2.0, -1.0, 0.25];
