@@ -174,20 +174,14 @@ impl<'t, S: Scalar> Var<'t, S> {
         #[cfg(autograd_fault_injection)]
         let d = crate::fault::corrupt(op, self.value, (d, S::ZERO)).0;
         let partial = times(self.partial, self.n, d, op, false);
-        let r = Var {
-            partial,
-            // Where an operation is flat over intervals (relu below 0, a saturated tanh), a zero
-            // derivative cuts the dependence: the result is a value on the tape that depends on
-            // nothing, as a zero adjoint would be skipped (`Op::has_flat_regions`; `op` is a
-            // constant at every call, so the other operations test nothing).
-            n: if op.has_flat_regions() && d.is_zero() {
-                0
-            } else {
-                self.n
-            },
-            ..self
-        };
-        r.settled(self.tape, op, value)
+        // Where an operation is flat over intervals (relu below 0, a saturated tanh), a zero
+        // derivative cuts the dependence: the result is a value on the tape that depends on
+        // nothing, as a zero adjoint would be skipped (`Op::has_flat_regions`; `op` is a
+        // constant at every call, so the other operations test nothing). Only a finite result
+        // is cut (`settled_cut`): `relu(NaN)` and `NaN * 0.0` keep their operand, with a partial
+        // of 0, so NaN provenance follows it back to where the NaN arose.
+        let cut = op.has_flat_regions() && d.is_zero();
+        Var { partial, ..self }.settled_cut(self.tape, op, value, cut)
     }
 
     /// `c - self` for a constant `c`: `-self + c`, the negation and the shift as one operation
@@ -207,6 +201,14 @@ impl<'t, S: Scalar> Var<'t, S> {
     /// provenance names the operation.
     #[inline(always)]
     fn settled(self, tape: Option<&'t TapeView<S>>, op: Op, value: S) -> Self {
+        self.settled_cut(tape, op, value, false)
+    }
+
+    /// [`settled`](Self::settled), the result depending on nothing if `cut` and it is finite (a
+    /// non-finite result is written with its operands whatever `cut` says). The finiteness test
+    /// is the one `settled` makes: a cut costs no test of its own.
+    #[inline(always)]
+    fn settled_cut(self, tape: Option<&'t TapeView<S>>, op: Op, value: S, cut: bool) -> Self {
         if !finite_result(op, value, self.partial) {
             let [p0, p1] = self.partial;
             let index = non_finite(tape, op, value, pack(self.index), p0, p1, self.n);
@@ -217,6 +219,7 @@ impl<'t, S: Scalar> Var<'t, S> {
             value,
             op,
             node: false,
+            n: if cut { 0 } else { self.n },
             ..self
         }
     }

@@ -335,3 +335,78 @@ fn large_finite_partials_of_a_sum_or_a_bounded_operation_write_nothing() -> Resu
     assert_eq!(tape.node(big.id().expect("written"))?.op, Op::Scale);
     Ok(())
 }
+
+#[test]
+fn a_nan_that_meets_a_zero_partial_is_still_traced_to_where_it_arose() -> Result<(), TapeError> {
+    // Slots: 0 x = -1; 1-2 sqrt(x) = NaN (operand x); 3 u = 2. Each use below gives NaN through
+    // a partial of exactly 0 (relu and a zero-slope leaky relu below 0, a product by a constant
+    // 0, `x / inf`, a zero coefficient of a dot product or an affine row): the result keeps its
+    // operand (partial 0) rather than holding NaN on its own, so the report names sqrt at slot 2
+    // however the NaN travelled.
+    let tape = Tape::<f64, 128>::new();
+    let x = tape.var(-1.0);
+    let a = x.sqrt();
+    let u = tape.var(2.0);
+    let zero = Var::constant(0.0);
+    let uses = [
+        ("relu", a.relu(), 1.0),
+        ("leaky_relu(0)", a.leaky_relu(0.0), 1.0),
+        ("a * 0", a * 0.0, 1.0),
+        ("0 * a", 0.0 * a, 1.0),
+        ("a / inf", a / f64::INFINITY, 1.0),
+        ("mul_add(a, 0, u)", a.mul_add(zero, u), 3.0),
+        (
+            "dot([a, u], [0, 1])",
+            Var::dot(&[a, u], &[zero, Var::constant(1.0)])?,
+            3.0,
+        ),
+        ("dot([0, u], [a, u])", Var::dot(&[zero, u], &[a, u])?, 9.0),
+        (
+            "dot([a, a, u], [0, 0, u])",
+            Var::dot(&[a, a, u], &[zero, zero, u])?,
+            9.0,
+        ),
+        (
+            "affine([0, 0], [a, u], u)",
+            Var::affine(&[zero, zero], &[a, u], u)?,
+            3.0,
+        ),
+        ("sum", Var::sum(&[a, u, u]), 5.0),
+    ];
+    for (name, y, du) in uses {
+        assert!(y.value().is_nan(), "{name}");
+        let out = y * 2.0 + u;
+        for origin in [tape.anomaly(out), tape.non_finite_origin(out)] {
+            let origin = origin.unwrap();
+            assert_eq!(
+                (origin.index, origin.op, origin.kind),
+                (2, Op::Sqrt, AnomalyKind::Value),
+                "{name}: {origin}"
+            );
+        }
+        // The NaN sends nothing (its adjoint is 0): `u`'s gradient in `2 y + u`, by hand.
+        assert_eq!(tape.backward(out)?.wrt(u), du, "{name}");
+    }
+    // Over leaves (`dot_of`): a NaN leaf times a zero leaf keeps the NaN leaf, where it arose.
+    let nan = tape.var(f64::NAN);
+    let zero_leaf = tape.var(0.0);
+    let y = Var::dot_of(
+        tape.leaves(nan.id().unwrap(), 1)?,
+        tape.leaves(zero_leaf.id().unwrap(), 1)?,
+    )?;
+    assert!(y.value().is_nan());
+    let origin = tape.anomaly(y * 2.0).unwrap();
+    assert_eq!(
+        (origin.index, origin.op),
+        (nan.id().unwrap().index(), Op::Leaf)
+    );
+    // A finite value times a zero partial is still left out: relu of a negative depends on
+    // nothing, and a dot product's zero coefficients cost no operand (what is left, `u u`, is
+    // one term: it stays in the handle, no slot written).
+    let before = tape.len();
+    let dead = (x * 3.0).relu();
+    assert!(dead.id().is_none() && dead.value() == 0.0 && tape.backward(dead)?.wrt(x) == 0.0);
+    let d = Var::dot(&[x, u, u], &[zero, u, zero])?;
+    assert_eq!((d.value(), tape.len()), (4.0, before));
+    Ok(())
+}
