@@ -42,6 +42,7 @@ mod expressions;
 mod judge;
 mod nn;
 mod ops;
+mod provenance;
 mod report;
 mod second_order;
 mod seeds;
@@ -70,7 +71,7 @@ arguments.
 Options:
   --quick            a few seconds: fewer points and expressions (CI uses this)
   --seed N           seed for the random points and expressions (default 1)
-  --filter SUITE     run one suite: ops, seeds, expressions, nn, second-order
+  --filter SUITE     run one suite: ops, seeds, expressions, nn, second-order, provenance
   --cases N          random cases per randomized suite, 1 to 100000 (default 2000, quick 200)
   --threads N        worker threads (default: all cores; 1 = sequential)
   --json PATH        write every figure of the report as JSON
@@ -93,15 +94,17 @@ pub enum Suite {
     Expressions,
     Nn,
     SecondOrder,
+    Provenance,
 }
 
 impl Suite {
-    const ALL: [Suite; 5] = [
+    const ALL: [Suite; 6] = [
         Suite::Ops,
         Suite::Seeds,
         Suite::Expressions,
         Suite::Nn,
         Suite::SecondOrder,
+        Suite::Provenance,
     ];
 
     fn name(self) -> &'static str {
@@ -111,6 +114,7 @@ impl Suite {
             Suite::Expressions => "expressions",
             Suite::Nn => "nn",
             Suite::SecondOrder => "second-order",
+            Suite::Provenance => "provenance",
         }
     }
 }
@@ -170,7 +174,7 @@ fn parse(args: &[String]) -> Result<Option<Options>, String> {
                     || {
                         format!(
                             "unknown suite `{v}`; expected one of: ops, seeds, expressions, \
-                                 nn, second-order"
+                                 nn, second-order, provenance"
                         )
                     },
                 )?);

@@ -11,7 +11,7 @@ use super::expr::{Binary, Expr, ExprFn, Rng, Unary};
 use super::judge::{compare, fmt_vec, gradient_case, CheckScalar, Reference};
 use super::{Case, Options, Outcome, Skip, Suite};
 
-mod specs;
+pub(super) mod specs;
 
 use specs::op_specs;
 

@@ -1,5 +1,5 @@
 //! Which suite builds which cases: one module per suite (`ops.rs`, `seeds.rs`,
-//! `expressions.rs`, `nn.rs`, `second_order.rs`).
+//! `expressions.rs`, `nn.rs`, `second_order.rs`, `provenance.rs`).
 
 use super::{Case, Options, Suite};
 
@@ -10,5 +10,6 @@ pub fn cases(suite: Suite, o: &Options) -> Vec<Case> {
         Suite::Expressions => super::expressions::cases(o),
         Suite::Nn => super::nn::cases(o),
         Suite::SecondOrder => super::second_order::cases(o),
+        Suite::Provenance => super::provenance::cases(),
     }
 }

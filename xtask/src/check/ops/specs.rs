@@ -5,19 +5,19 @@ use super::super::closed_form::{self as cf, ClosedForm};
 use super::super::expr::{Binary, Expr, Unary};
 
 /// One operation under test: its expression over `x0` (and `x1`), and where to sample it.
-pub(super) struct OpSpec {
-    pub(super) name: &'static str,
-    pub(super) expr: Expr,
+pub(in crate::check) struct OpSpec {
+    pub(in crate::check) name: &'static str,
+    pub(in crate::check) expr: Expr,
     /// Sampling interval of each input.
-    pub(super) domain: [(f64, f64); 2],
-    pub(super) arity: usize,
+    pub(in crate::check) domain: [(f64, f64); 2],
+    pub(in crate::check) arity: usize,
     /// Edge points: ±0, near kinks, large |x|, near domain bounds.
-    pub(super) edges: Vec<[f64; 2]>,
+    pub(in crate::check) edges: Vec<[f64; 2]>,
     /// The reference: value and derivatives in closed form.
-    pub(super) closed: ClosedForm,
+    pub(in crate::check) closed: ClosedForm,
 }
 
-pub(super) fn op_specs() -> Vec<OpSpec> {
+pub(in crate::check) fn op_specs() -> Vec<OpSpec> {
     let x0 = Expr::x(0);
     let x1 = Expr::x(1);
     let wide = (-3.0, 3.0);
