@@ -2,6 +2,9 @@
 //! `first_non_finite`, `backward_checked`) judged by plain `f64` evaluation, which says where a
 //! NaN or an infinity first appears without looking at any tape.
 //!
+//! In `f64`, `f32` and Q16.16 fixed point (where "not finite" is poison) for the operations;
+//! in `f64` for the networks.
+//!
 //! - Origins: every operation of the core's table (the `ops` suite's expressions) at points of
 //!   finite inputs where its plain value is not finite (`ln(0)`, `exp(1000)`, `1e300 * 1e300`,
 //!   `sqrt(-1)`) must be named as the statement where it started: its value of the same IEEE
@@ -16,7 +19,7 @@
 //!   plain evaluation finds is the tape's first non-finite statement (a neuron's `dot`, its
 //!   operands finite), and a non-finite output is traced to a neuron where it started.
 
-use autograd_core::{AnomalyKind, Error, Op, Tape, TapeView, Var};
+use autograd_core::{AnomalyKind, Error, Op, Scalar, Tape, TapeView, Var, Q16};
 use autograd_nn::{Activation, Init, Mlp, Rng as NnRng};
 
 use super::expr::{Binary, Expr, Unary};
@@ -48,27 +51,21 @@ enum Origin {
 impl Origin {
     const ALL: [Origin; 3] = [Origin::Nan, Origin::NegInf, Origin::PosInf];
 
-    /// Records the origin on `t`: its handle, statement index and operation.
-    fn record<'t>(self, t: &'t TapeView<f64>) -> (Var<'t, f64>, usize, Op) {
+    /// Records the origin on `t`: its handle, value, statement index and operation.
+    fn record<S: Scalar>(self, t: &TapeView<S>) -> (Var<'_, S>, S, usize, Op) {
         let (v, op) = match self {
-            Origin::Nan => (t.var(-1.0).sqrt(), Op::Sqrt),
-            Origin::NegInf => (t.var(0.0).ln(), Op::Ln),
-            Origin::PosInf => (t.var(1000.0).exp(), Op::Exp),
+            Origin::Nan => (t.var(S::from_f64(-1.0)).sqrt(), Op::Sqrt),
+            Origin::NegInf => (t.var(S::ZERO).ln(), Op::Ln),
+            Origin::PosInf => (t.var(S::from_f64(1000.0)).exp(), Op::Exp),
         };
-        (v, v.id().map_or(usize::MAX, |id| id.index()), op)
-    }
-
-    fn value(self) -> f64 {
-        match self {
-            Origin::Nan => f64::NAN,
-            Origin::NegInf => f64::NEG_INFINITY,
-            Origin::PosInf => f64::INFINITY,
-        }
+        (v, v.value(), v.id().map_or(usize::MAX, |id| id.index()), op)
     }
 }
 
-/// `true` if `a` and `b` are the same non-finite class: both NaN, or the same infinity.
-fn same_class(a: f64, b: f64) -> bool {
+/// `true` if `a` and `b` are the same non-finite class: both NaN (in fixed point, poison), or
+/// the same infinity.
+fn same_class<S: Scalar>(a: S, b: S) -> bool {
+    let (a, b) = (a.to_f64(), b.to_f64());
     (a.is_nan() && b.is_nan()) || (a.is_infinite() && a == b)
 }
 
@@ -164,21 +161,31 @@ fn subjects() -> Vec<Subject> {
     out
 }
 
-/// The checks of one subject; the first failure, or `None`.
-fn check_subject(s: &Subject) -> Option<String> {
+/// The checks of one subject in scalar type `S` (its plain evaluation the reference); the first
+/// failure, or `None`. Points and values the type cannot hold (`1e300` in `f32`, beyond Q16's
+/// range) are passed over: there the input itself is not finite.
+fn check_subject<S: Scalar>(s: &Subject) -> Option<String> {
+    let name = core::any::type_name::<S>()
+        .rsplit("::")
+        .next()
+        .unwrap_or("?");
     // Where a finite point gives a non-finite value: the result's own statement.
     for p in &s.points {
+        let p = p.map(S::from_f64);
+        if !p.iter().all(|v| v.is_finite()) {
+            continue;
+        }
         let plain = s.expr.eval(&p[..]);
         if plain.is_finite() {
             continue;
         }
-        let tape = Tape::<f64, 256>::new();
+        let tape = Tape::<S, 256>::new();
         let x = p.map(|v| tape.var(v));
         let y = s.expr.eval(&x[..s.arity]);
-        let at = format!("{} at {:?}", s.name, &p[..s.arity]);
+        let at = format!("{} {name} at {:?}", s.name, &p[..s.arity]);
         if !same_class(y.value(), plain) {
             return Some(format!(
-                "{at}: the tape's value {} where plain f64 gives {plain}",
+                "{at}: the tape's value {} where plain evaluation gives {plain}",
                 y.value()
             ));
         }
@@ -212,29 +219,28 @@ fn check_subject(s: &Subject) -> Option<String> {
         }
     }
     // A non-finite value from an earlier statement, passed through.
-    let others: Vec<f64> = [0.0, -0.0, 1.0, -1.0, 2.5, 1e300, -1e300]
+    let others: Vec<S> = [0.0, -0.0, 1.0, -1.0, 2.5, 1e300, -1e300]
         .into_iter()
         .chain(s.points.iter().flat_map(|p| p[..s.arity].to_vec()))
+        .map(S::from_f64)
+        .filter(|q| q.is_finite())
         .collect();
     for origin in Origin::ALL {
         for k in 0..s.arity {
             for &q in &others {
+                let tape = Tape::<S, 256>::new();
+                let (o, bad, index, op) = origin.record(&tape);
                 let mut p = [q; 2];
-                p[k] = origin.value();
+                p[k] = bad;
                 let plain = s.expr.eval(&p[..]);
-                let tape = Tape::<f64, 256>::new();
-                let (o, index, op) = origin.record(&tape);
                 let other = tape.var(q);
                 let mut x = [other; 2];
                 x[k] = o;
                 let y = s.expr.eval(&x[..s.arity]);
-                let at = format!("{} with x{k} = {} ({op}) and {q}", s.name, origin.value());
+                let at = format!("{} {name} with x{k} = {bad} ({op}) and {q}", s.name);
                 if plain.is_finite() {
-                    if y.value().to_bits() != plain.to_bits() {
-                        return Some(format!(
-                            "{at}: the tape gives {}, plain f64 {plain}",
-                            y.value()
-                        ));
+                    if y.value().to_f64().to_bits() != plain.to_f64().to_bits() {
+                        return Some(format!("{at}: the tape gives {}, plain {plain}", y.value()));
                     }
                     if let Some(a) = tape.non_finite_origin(y) {
                         return Some(format!("{at}: a finite result, yet a report: {a}"));
@@ -441,9 +447,14 @@ pub fn cases() -> Vec<Case> {
         cases.push(Case {
             suite: Suite::Provenance,
             name: format!("provenance of {}", s.name),
-            run: Box::new(move || match check_subject(&s) {
-                Some(f) => Outcome::failure(f),
-                None => Outcome::default(),
+            run: Box::new(move || {
+                match check_subject::<f64>(&s)
+                    .or_else(|| check_subject::<f32>(&s))
+                    .or_else(|| check_subject::<Q16>(&s))
+                {
+                    Some(f) => Outcome::failure(f),
+                    None => Outcome::default(),
+                }
             }),
         });
     }
