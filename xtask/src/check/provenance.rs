@@ -248,10 +248,7 @@ fn check_subject<S: Scalar>(s: &Subject) -> Option<String> {
                     continue;
                 }
                 if !same_class(y.value(), plain) {
-                    return Some(format!(
-                        "{at}: the tape gives {}, plain f64 {plain}",
-                        y.value()
-                    ));
+                    return Some(format!("{at}: the tape gives {}, plain {plain}", y.value()));
                 }
                 for (how, a) in [
                     ("anomaly", tape.anomaly(y)),
