@@ -14,6 +14,10 @@
 //!   `+inf` that an earlier statement produced: where the plain result is not finite, the report
 //!   names that earlier statement, not the one it went through; where it is finite, nothing is
 //!   reported.
+//! - Gradients: where an operation's closed form (the `ops` suite's reference) has a finite
+//!   value and an infinite derivative (`sqrt'(0)`, `asin'(1)`, `cbrt'(0)`), `backward_checked`
+//!   must name the operation's statement as where the gradient went non-finite, and `anomaly`
+//!   the recorded partial, of the closed form's class (`f64`).
 //! - Networks: small MLPs over handles and over leaves (the `Trainer`'s path, layer statements),
 //!   with a non-finite input or an overflowing weight: the first non-finite pre-activation the
 //!   plain evaluation finds is the tape's first non-finite statement (a neuron's `dot`, its
@@ -22,6 +26,7 @@
 use autograd_core::{AnomalyKind, Error, Op, Scalar, Tape, TapeView, Var, Q16};
 use autograd_nn::{Activation, Init, Mlp, Rng as NnRng};
 
+use super::closed_form::ClosedForm;
 use super::expr::{Binary, Expr, Unary};
 use super::ops::checked_by;
 use super::ops::specs::op_specs;
@@ -35,6 +40,9 @@ struct Subject {
     op: Op,
     /// Points where it is evaluated (finite coordinates).
     points: Vec<[f64; 2]>,
+    /// Its value and derivatives in closed form (the `ops` suite's reference), for the
+    /// operations of the table.
+    closed: Option<ClosedForm>,
 }
 
 /// A non-finite value an earlier statement produced: what it is, and how a tape records it.
@@ -98,6 +106,7 @@ fn subjects() -> Vec<Subject> {
             arity: spec.arity,
             op,
             points,
+            closed: Some(spec.closed),
         });
     }
     let (x0, x1) = (Expr::x(0), Expr::x(1));
@@ -156,6 +165,7 @@ fn subjects() -> Vec<Subject> {
             arity,
             op,
             points: extremes.to_vec(),
+            closed: None,
         });
     }
     out
@@ -273,6 +283,73 @@ fn check_subject<S: Scalar>(s: &Subject) -> Option<String> {
         }
     }
     None
+}
+
+/// Where the closed form has a finite value and a non-finite derivative (`sqrt'(0)`,
+/// `asin'(1)`): `backward_checked` must name the result's statement as where the gradient went
+/// non-finite, and `anomaly` give the partial it recorded for that input, of the closed form's
+/// IEEE class. `f64` only (the closed forms are `f64`). Returns the first failure and how many
+/// points were judged.
+fn check_gradient_origin(s: &Subject) -> (Option<String>, usize) {
+    let Some(closed) = s.closed else {
+        return (None, 0);
+    };
+    let mut judged = 0;
+    for p in &s.points {
+        let (value, d) = closed(p[0], p[1]);
+        let Some(k) = (0..s.arity).find(|&k| !d[k].is_finite()) else {
+            continue;
+        };
+        if !value.is_finite() || d[..s.arity].iter().any(|v| v.is_nan()) {
+            continue;
+        }
+        judged += 1;
+        let tape = Tape::<f64, 256>::new();
+        let x = p.map(|v| tape.var(v));
+        let y = s.expr.eval(&x[..s.arity]);
+        let at = format!("{} at {:?}", s.name, &p[..s.arity]);
+        let own = y.id().map(|id| id.index());
+        let Some(own) = own else {
+            return (
+                Some(format!(
+                    "{at}: d/dx{k} = {} but the result is no statement",
+                    d[k]
+                )),
+                judged,
+            );
+        };
+        let expected = Error::NonFinite {
+            statement: own,
+            op: s.op,
+            in_gradient: true,
+        };
+        if tape.backward_checked(y).err() != Some(expected) {
+            return (
+                Some(format!(
+                    "{at}: d/dx{k} = {} (closed form), so `backward_checked` must give `{expected}`; \
+                     `anomaly` reports {:?}",
+                    d[k],
+                    tape.anomaly(y).map(|a| a.to_string())
+                )),
+                judged,
+            );
+        }
+        let leaf = x[k].id().map(|id| id.index());
+        match tape.anomaly(y).map(|a| a.kind) {
+            Some(AnomalyKind::Gradient { input, local, .. })
+                if Some(input) == leaf && same_class(local, d[k]) => {}
+            other => {
+                return (
+                    Some(format!(
+                        "{at}: d/dx{k} = {} (closed form), `anomaly`'s kind: {other:?}",
+                        d[k]
+                    )),
+                    judged,
+                )
+            }
+        }
+    }
+    (None, judged)
 }
 
 /// A small network for the network cases, and the ways it is made to go non-finite.
@@ -448,6 +525,7 @@ pub fn cases() -> Vec<Case> {
                 match check_subject::<f64>(&s)
                     .or_else(|| check_subject::<f32>(&s))
                     .or_else(|| check_subject::<Q16>(&s))
+                    .or_else(|| check_gradient_origin(&s).0)
                 {
                     Some(f) => Outcome::failure(f),
                     None => Outcome::default(),
