@@ -10,6 +10,6 @@ pub fn cases(suite: Suite, o: &Options) -> Vec<Case> {
         Suite::Expressions => super::expressions::cases(o),
         Suite::Nn => super::nn::cases(o),
         Suite::SecondOrder => super::second_order::cases(o),
-        Suite::Provenance => super::provenance::cases(),
+        Suite::Provenance => super::provenance::cases(o),
     }
 }
