@@ -1,0 +1,201 @@
+//! Random expression trees at extreme points, judged by where plain `f64` finds non-finite
+//! values starting.
+
+use autograd_core::{AnomalyKind, Op, Tape, Var};
+
+use super::super::expr::{random_case, Binary, Expr, Rng, Unary, Vocabulary};
+use super::super::{Case, Options, Outcome, Suite};
+use super::same_class;
+
+/// The operations a statement where a non-finite value starts may be labelled with, at each
+/// node of `e` that is such a place in plain `f64` at `x`: its value not finite, and every
+/// operand that depends on an input finite (a subtree of constants is a constant on the tape,
+/// not an operand) or some constant operand not finite. Returns the node's value and whether it
+/// depends on an input.
+fn origin_labels(e: &Expr, x: &[f64], out: &mut Vec<Vec<Op>>) -> (f64, bool) {
+    let by_name = |name: &str| Op::ALL.iter().copied().find(|o| o.name() == name);
+    let (children, labels): (Vec<&Expr>, Vec<Op>) = match e {
+        Expr::Input(i) => return (x[*i], true),
+        Expr::Const(c) => return (*c, false),
+        Expr::Unary(op, a) => (vec![a], by_name(op.name()).into_iter().collect()),
+        // With a constant operand a two-input operation is recorded as the one-input operation
+        // it then is (`x * c` a scale, `c - x` a shift, `pow(x, c)` a power, `c / x` ...).
+        Expr::Binary(op, a, b) => (
+            vec![a, b],
+            by_name(op.name())
+                .into_iter()
+                .chain([
+                    Op::Scale,
+                    Op::Shift,
+                    Op::Neg,
+                    Op::Powf,
+                    Op::Powi,
+                    Op::Square,
+                ])
+                .collect(),
+        ),
+        Expr::Powi(a, _) => (vec![a], vec![Op::Powi, Op::Square, Op::Neg, Op::Scale]),
+        Expr::Powf(a, _) => (vec![a], vec![Op::Powf]),
+        Expr::LeakyRelu(a, _) => (vec![a], vec![Op::LeakyRelu]),
+        // With constant terms an n-ary operation may be recorded as a scale or a shift of the one
+        // recorded term (a NaN coefficient times it), or as the product and sum it stands for.
+        Expr::Sum(t) => (t.iter().collect(), vec![Op::Sum, Op::Shift]),
+        Expr::Scale(a, _) => (vec![a], vec![Op::Scale]),
+        Expr::Shift(a, _) => (vec![a], vec![Op::Shift]),
+        Expr::Square(a) => (vec![a], vec![Op::Square]),
+        Expr::Dot(a, b) => (a.iter().chain(b).collect(), vec![Op::Dot, Op::Scale]),
+        // Of two operands or fewer, `mul_add` is recorded as the product and the sum it stands
+        // for: each may be where a non-finite value starts (`x * 1e300`); of more, as one
+        // statement over the three.
+        Expr::MulAdd(a, b, c) => {
+            let product = Expr::bin(Binary::Mul, (**a).clone(), (**b).clone());
+            let (p, p_on) = origin_labels(&product, x, out);
+            let (c_value, c_on) = origin_labels(c, x, out);
+            let value = e.eval(x);
+            let starts = |parts: &[(f64, bool)]| {
+                parts.iter().all(|&(v, on)| !on || v.is_finite())
+                    || parts.iter().any(|&(v, on)| !on && !v.is_finite())
+            };
+            let part = |e: &Expr| origin_labels(e, x, &mut Vec::new());
+            let whole = [part(a), part(b), (c_value, c_on)];
+            if (p_on || c_on)
+                && !value.is_finite()
+                && (starts(&[(p, p_on), (c_value, c_on)]) || starts(&whole))
+            {
+                out.push(vec![Op::MulAdd, Op::Mul, Op::Add, Op::Scale, Op::Shift]);
+            }
+            return (value, p_on || c_on);
+        }
+    };
+    let (mut recorded_finite, mut constant_finite, mut recorded) = (true, true, false);
+    for c in children {
+        let (v, on_tape) = origin_labels(c, x, out);
+        recorded |= on_tape;
+        if on_tape {
+            recorded_finite &= v.is_finite();
+        } else {
+            constant_finite &= v.is_finite();
+        }
+    }
+    // A non-finite constant operand may start a non-finite value inside an operation of
+    // several parts whatever its other operands (`mul_add(NaN, y, ln(-1))`: `NaN * y` is one).
+    let value = e.eval(x);
+    if recorded && (recorded_finite || !constant_finite) && !value.is_finite() {
+        out.push(labels);
+    }
+    (value, recorded)
+}
+
+/// A random tree over every operation with no guard on its arguments (unlike the expression
+/// suite's generator, which keeps each argument in its operation's domain): `ln` of anything,
+/// products and coefficients of exactly 0, so that NaN and infinities arise and meet zero
+/// partials.
+fn wild_expr(rng: &mut Rng, inputs: usize, depth: usize) -> Expr {
+    let constants = [0.0, 0.0, -0.0, 1.0, -1.0, 2.5, 1e300];
+    if depth == 0 || rng.unit() < 0.15 {
+        return if rng.unit() < 0.75 {
+            Expr::Input(rng.below(inputs))
+        } else {
+            Expr::Const(constants[rng.below(constants.len())])
+        };
+    }
+    let sub = |rng: &mut Rng| wild_expr(rng, inputs, depth - 1);
+    match rng.below(12) {
+        0..=3 => Expr::un(Unary::ALL[rng.below(Unary::ALL.len())], sub(rng)),
+        4..=6 => {
+            let op = Binary::ALL[rng.below(Binary::ALL.len())];
+            Expr::bin(op, sub(rng), sub(rng))
+        }
+        7 => Expr::Powi(Box::new(sub(rng)), rng.below(5) as i32 - 2),
+        8 => Expr::LeakyRelu(Box::new(sub(rng)), [0.0, 0.1][rng.below(2)]),
+        9 => Expr::Scale(Box::new(sub(rng)), constants[rng.below(constants.len())]),
+        10 => {
+            let n = 2 + rng.below(3);
+            let a = (0..n).map(|_| sub(rng)).collect();
+            let b = (0..n).map(|_| sub(rng)).collect();
+            Expr::Dot(a, b)
+        }
+        _ => Expr::MulAdd(Box::new(sub(rng)), Box::new(sub(rng)), Box::new(sub(rng))),
+    }
+}
+
+/// A random expression tree at a point of extreme coordinates: where the tape's result is not
+/// finite, `anomaly` and `first_non_finite` must report a statement whose value is not finite
+/// and whose listed operands are finite, labelled with the operation of a node where plain
+/// evaluation finds a non-finite value starting (`origin_labels`).
+fn check_random(e: &Expr, x: &[f64]) -> Option<String> {
+    let plain = e.eval(x);
+    if plain.is_finite() {
+        return None;
+    }
+    let mut origins = Vec::new();
+    origin_labels(e, x, &mut origins);
+    let tape = Tape::<f64, 4096>::new();
+    let v: Vec<Var<f64>> = x.iter().map(|&c| tape.var(c)).collect();
+    let y = e.eval(&v);
+    let at = format!("{e} at {x:?}");
+    if !same_class(y.value(), plain) {
+        return Some(format!(
+            "{at}: the tape gives {}, plain f64 {plain}",
+            y.value()
+        ));
+    }
+    if y.id().is_none() && y.tape().is_none() {
+        return None; // (a constant: nothing recorded to report)
+    }
+    for (how, a) in [
+        ("anomaly", tape.anomaly(y)),
+        ("first_non_finite", tape.first_non_finite()),
+    ] {
+        let Some(a) = a else {
+            return Some(format!("{at}: value {plain}, but `{how}` reports nothing"));
+        };
+        let started = a.kind == AnomalyKind::Value
+            && !a.value.is_finite()
+            && a.inputs().iter().all(|i| i.value.is_finite())
+            && origins.iter().any(|labels| labels.contains(&a.op));
+        if !started {
+            return Some(format!(
+                "{at}: value {plain}; `{how}` reports a statement that is not where a \
+                 non-finite value starts (plain f64: {} such nodes): {a}",
+                origins.len()
+            ));
+        }
+    }
+    None
+}
+
+/// `o.cases` random trees.
+pub(super) fn cases(o: &Options) -> Vec<Case> {
+    let mut cases = Vec::new();
+    // Random trees over every operation at points of extreme coordinates (the expression
+    // suite's generator keeps its arguments in each operation's domain; these points leave it).
+    let mut rng = Rng::new(o.seed ^ 0x7072_6f76);
+    let extremes = [
+        0.0, -0.0, 1.0, -1.0, 1e-300, 1e200, -1e200, 1e300, -1e300, 710.0, -1000.0,
+    ];
+    for k in 0..o.cases {
+        let (e, mut x) = if k % 2 == 0 {
+            random_case(&mut rng, Vocabulary::All, [3, 5, 24], (-3.0, 3.0))
+        } else {
+            let inputs = 1 + rng.below(3);
+            let depth = 1 + rng.below(5);
+            let e = wild_expr(&mut rng, inputs, depth);
+            (e, (0..inputs).map(|_| rng.uniform(-3.0, 3.0)).collect())
+        };
+        for c in &mut x {
+            if rng.unit() < 0.6 {
+                *c = extremes[rng.below(extremes.len())];
+            }
+        }
+        cases.push(Case {
+            suite: Suite::Provenance,
+            name: format!("provenance tree #{k}"),
+            run: Box::new(move || match check_random(&e, &x) {
+                Some(f) => Outcome::failure(format!("tree #{k}: {f}")),
+                None => Outcome::default(),
+            }),
+        });
+    }
+    cases
+}
