@@ -1,22 +1,22 @@
-//! Random expression trees at extreme points, judged by where plain `f64` finds non-finite
-//! values starting.
+//! Random expression trees at extreme points, judged by where plain evaluation (in `f64`, `f32`
+//! and Q16) finds non-finite values starting.
 
-use autograd_core::{AnomalyKind, Op, Tape, Var};
+use autograd_core::{AnomalyKind, Op, Scalar, Tape, Var, Q16};
 
 use super::super::expr::{random_case, Binary, Expr, Rng, Unary, Vocabulary};
 use super::super::{Case, Options, Outcome, Suite};
 use super::same_class;
 
 /// The operations a statement where a non-finite value starts may be labelled with, at each
-/// node of `e` that is such a place in plain `f64` at `x`: its value not finite, and every
+/// node of `e` that is such a place in plain evaluation at `x`: its value not finite, and every
 /// operand that depends on an input finite (a subtree of constants is a constant on the tape,
 /// not an operand) or some constant operand not finite. Returns the node's value and whether it
 /// depends on an input.
-fn origin_labels(e: &Expr, x: &[f64], out: &mut Vec<Vec<Op>>) -> (f64, bool) {
+fn origin_labels<S: Scalar>(e: &Expr, x: &[S], out: &mut Vec<Vec<Op>>) -> (S, bool) {
     let by_name = |name: &str| Op::ALL.iter().copied().find(|o| o.name() == name);
     let (children, labels): (Vec<&Expr>, Vec<Op>) = match e {
         Expr::Input(i) => return (x[*i], true),
-        Expr::Const(c) => return (*c, false),
+        Expr::Const(c) => return (S::from_f64(*c), false),
         Expr::Unary(op, a) => (vec![a], by_name(op.name()).into_iter().collect()),
         // With a constant operand a two-input operation is recorded as the one-input operation
         // it then is (`x * c` a scale, `c - x` a shift, `pow(x, c)` a power, `c / x` ...).
@@ -52,7 +52,7 @@ fn origin_labels(e: &Expr, x: &[f64], out: &mut Vec<Vec<Op>>) -> (f64, bool) {
             let (p, p_on) = origin_labels(&product, x, out);
             let (c_value, c_on) = origin_labels(c, x, out);
             let value = e.eval(x);
-            let starts = |parts: &[(f64, bool)]| {
+            let starts = |parts: &[(S, bool)]| {
                 parts.iter().all(|&(v, on)| !on || v.is_finite())
                     || parts.iter().any(|&(v, on)| !on && !v.is_finite())
             };
@@ -123,22 +123,28 @@ fn wild_expr(rng: &mut Rng, inputs: usize, depth: usize) -> Expr {
 /// finite, `anomaly` and `first_non_finite` must report a statement whose value is not finite
 /// and whose listed operands are finite, labelled with the operation of a node where plain
 /// evaluation finds a non-finite value starting (`origin_labels`).
-fn check_random(e: &Expr, x: &[f64]) -> Option<String> {
+fn check_random<S: Scalar>(e: &Expr, x: &[f64]) -> Option<String> {
+    let x: Vec<S> = x.iter().map(|&c| S::from_f64(c)).collect();
+    let x = &x[..];
+    if !x.iter().all(|c| c.is_finite()) {
+        return None; // (a coordinate the type cannot hold: the input itself is not finite)
+    }
     let plain = e.eval(x);
     if plain.is_finite() {
         return None;
     }
     let mut origins = Vec::new();
     origin_labels(e, x, &mut origins);
-    let tape = Tape::<f64, 4096>::new();
-    let v: Vec<Var<f64>> = x.iter().map(|&c| tape.var(c)).collect();
+    let tape = Tape::<S, 4096>::new();
+    let v: Vec<Var<S>> = x.iter().map(|&c| tape.var(c)).collect();
     let y = e.eval(&v);
-    let at = format!("{e} at {x:?}");
+    let name = core::any::type_name::<S>()
+        .rsplit("::")
+        .next()
+        .unwrap_or("?");
+    let at = format!("{e} at {x:?} ({name})");
     if !same_class(y.value(), plain) {
-        return Some(format!(
-            "{at}: the tape gives {}, plain f64 {plain}",
-            y.value()
-        ));
+        return Some(format!("{at}: the tape gives {}, plain {plain}", y.value()));
     }
     if y.id().is_none() && y.tape().is_none() {
         return None; // (a constant: nothing recorded to report)
@@ -157,7 +163,7 @@ fn check_random(e: &Expr, x: &[f64]) -> Option<String> {
         if !started {
             return Some(format!(
                 "{at}: value {plain}; `{how}` reports a statement that is not where a \
-                 non-finite value starts (plain f64: {} such nodes): {a}",
+                 non-finite value starts (plain: {} such nodes): {a}",
                 origins.len()
             ));
         }
@@ -191,9 +197,14 @@ pub(super) fn cases(o: &Options) -> Vec<Case> {
         cases.push(Case {
             suite: Suite::Provenance,
             name: format!("provenance tree #{k}"),
-            run: Box::new(move || match check_random(&e, &x) {
-                Some(f) => Outcome::failure(format!("tree #{k}: {f}")),
-                None => Outcome::default(),
+            run: Box::new(move || {
+                let f = check_random::<f64>(&e, &x)
+                    .or_else(|| check_random::<f32>(&e, &x))
+                    .or_else(|| check_random::<Q16>(&e, &x));
+                match f {
+                    Some(f) => Outcome::failure(format!("tree #{k}: {f}")),
+                    None => Outcome::default(),
+                }
             }),
         });
     }
