@@ -23,9 +23,10 @@ impl<'t, S: Scalar> Var<'t, S> {
     /// gradient of [`Var::affine`] of its row.
     ///
     /// When the parameters are consecutive statements (a network's parameters, recorded as
-    /// leaves in order), every input carries at most one pending partial and the values are
-    /// finite, the layer is one statement of `x.len() + 1 + y.len()` slots: the inputs once, a
-    /// slot naming the first weight, and a header per row. Otherwise each row is written as
+    /// leaves in order) and every input carries at most one pending partial, the layer is one
+    /// statement of `x.len() + 1 + y.len()` slots: the inputs once, a slot naming the first
+    /// weight, and a header per row (a row whose value is not finite too: NaN provenance names
+    /// it as a `dot`, as it would the row written on its own). Otherwise each row is written as
     /// [`Var::affine`] writes it.
     ///
     /// # Errors
@@ -243,8 +244,7 @@ pub(super) fn neuron<'t, S: Scalar>(
 /// Writes the layer statement and its rows' handles, each passed through `f` if there is one,
 /// into `y`, or returns `false` having written nothing where the rows must be written one by
 /// one: the parameters are not the consecutive statements of one tape, an input carries two
-/// pending pairs or is on another tape, a value or partial is not finite, or fewer than two
-/// inputs. A layer that would be one statement but finds no room reports the overflow, as every
+/// pending pairs or is on another tape, or fewer than two inputs. A layer that would be one statement but finds no room reports the overflow, as every
 /// write does (the tape's sticky error; the rows keep their values and depend on nothing).
 /// Lengths as checked by [`Var::affine_layer`].
 ///
@@ -328,8 +328,16 @@ fn write<'t, S: Scalar, P: Source<'t, S>>(
 /// The pass of [`write`] over the inputs and the rows: `input(i, index, partial, value)` for
 /// each input, `row(j, value)` for each row (summed in `Number::affine`'s order); `false` where
 /// the layer cannot be one statement (an input with two pending pairs or on another tape, a
-/// parameter that is not the next consecutive statement of `t` from `w0`, a value or partial
-/// that is not finite), whatever the calls did by then.
+/// parameter that is not the next consecutive statement of `t` from `w0`), whatever the calls
+/// did by then.
+///
+/// Values are not tested: a row whose sum is not finite (an overflow, a NaN or infinite input
+/// or weight) is a header of the statement like any other, labelled `dot` as the row written on
+/// its own would be, with the same operands and partials, so NaN provenance names it the same
+/// way (the `provenance` suite of `cargo xtask check` judges it), and the sweep sends its
+/// non-finite terms as that row's statement would. By callgrind on `examples/profile`
+/// (`trainer 3`/`5`, `moons 3`/`13`), with the rows' sums tested (and a layer with a non-finite
+/// row written row by row): a `Trainer` step 541,342 instructions, the moons loss 1,016,383.
 ///
 /// The rows are read by a cursor ([`Source::next_row`]), whose slices have the length `k` the
 /// loop runs to. By callgrind on `examples/profile moons`, a row's own work outside its weights
@@ -351,26 +359,20 @@ fn scan<'t, S: Scalar>(
     mut input: impl FnMut(usize, u32, S, S),
     row: impl RowSink<S>,
 ) -> bool {
-    let mut finite = Finite::new();
     for (i, xi) in x.iter().enumerate() {
         let Some((link, partial)) = input_pair(xi, t) else {
             return false;
         };
         input(i, link, partial, xi.value);
     }
-    sums(t, w0, rows, m, x, &mut finite, row) && finite.all()
+    sums(t, w0, rows, m, x, row)
 }
 
 /// The pair a layer statement's input slot holds for the input `v`: [`NO_OPERAND`] for a value
 /// that depends on nothing recorded, else its one pending pair (a pending partial is finite, as
 /// every operation on handles makes sure); `None` where the input cannot be a layer's (two
-/// pairs, or another tape).
-///
-/// The value is not tested: every row sums a term `x_i w_ji` of every input (there are rows),
-/// and a term of an infinite or NaN `x_i` is infinite or NaN whatever the weight (`inf * 0` is
-/// NaN; in fixed point, poison times anything is poison), so a row's sum is not finite, which
-/// [`sums`] tests. By callgrind on `examples/profile` (`trainer 3`/`5`, `moons 3`/`13`), with the
-/// value tested here too: a `Trainer` step 548,129 instructions, the moons loss 1,020,313.
+/// pairs, or another tape). The value is not tested (see [`scan`]): an infinite or NaN `x_i` is
+/// the weights' partial `x_i` the rows written one by one would store.
 #[inline(always)]
 fn input_pair<'t, S: Scalar>(v: &Var<'t, S>, t: &'t TapeView<S>) -> Option<(u32, S)> {
     match v.n {
@@ -381,8 +383,7 @@ fn input_pair<'t, S: Scalar>(v: &Var<'t, S>, t: &'t TapeView<S>) -> Option<(u32,
 }
 
 /// The rows' sums of [`scan`] over the inputs' values `x` (their handles, or the input slots
-/// written for them), each sum tested into `finite` (which tests the inputs' values too: see
-/// [`input_pair`]); `false` where a row is missing or the parameters are not the consecutive
+/// written for them); `false` where a row is missing or the parameters are not the consecutive
 /// statements of `t` from `w0`.
 #[inline(always)]
 fn sums<'t, S: Scalar, X: Input<S>>(
@@ -391,12 +392,10 @@ fn sums<'t, S: Scalar, X: Input<S>>(
     mut rows: impl Source<'t, S>,
     m: usize,
     x: &[X],
-    finite: &mut Finite<S>,
     mut row: impl RowSink<S>,
 ) -> bool {
     // Each row summed while its parameters are tested to be the consecutive statements `w0,
-    // w0 + 1, ...` of this tape. A finite sum means finite weights and bias too: a non-finite
-    // term (an infinite weight times 0 is NaN) makes the sum non-finite.
+    // w0 + 1, ...` of this tape.
     let mut consecutive = true;
     let mut first = w0;
     let stride = x.len() as u32 + 1;
@@ -408,9 +407,6 @@ fn sums<'t, S: Scalar, X: Input<S>>(
         };
         first = first.wrapping_add(4 * stride);
         consecutive &= ok;
-        for value in values {
-            finite.test(value);
-        }
         row.four(j, values);
         j += 4;
     }
@@ -420,54 +416,10 @@ fn sums<'t, S: Scalar, X: Input<S>>(
         };
         first = first.wrapping_add(stride);
         consecutive &= ok;
-        finite.test(value);
         row.one(j, value);
         j += 1;
     }
     // The partials `p_i w_ji` are not stored: the sweep forms them, and a product that
     // overflows is sent as the non-finite term it is.
     consecutive
-}
-
-/// Summed finiteness tests: `v - v` is 0 for a finite `v` and NaN (poison in fixed point)
-/// otherwise, so one sum tests every value, without a branch each; where a sum is a library
-/// call (soft float, fixed point), a bit test each instead.
-struct Finite<S> {
-    sum: S,
-    tested: bool,
-}
-
-impl<S: Scalar> Finite<S> {
-    #[inline(always)]
-    fn new() -> Self {
-        Finite {
-            sum: S::ZERO,
-            tested: true,
-        }
-    }
-
-    /// Adds `v` to the values tested.
-    #[inline(always)]
-    fn test(&mut self, v: S) {
-        if S::COSTLY_PRODUCT {
-            self.tested &= v.is_finite();
-        } else {
-            // (Subtracting or multiplying would keep 0 and NaN as well: the two mutants of this
-            // `+=` are the same test, and survive.)
-            self.sum += zero_if_finite(v);
-        }
-    }
-
-    /// `true` if every value tested is finite.
-    #[inline(always)]
-    fn all(&self) -> bool {
-        self.tested && self.sum.is_finite()
-    }
-}
-
-/// `v - v`: 0 for a finite `v`, NaN (poison in fixed point) otherwise.
-#[inline(always)]
-#[allow(clippy::eq_op)]
-fn zero_if_finite<S: Scalar>(v: S) -> S {
-    v - v
 }

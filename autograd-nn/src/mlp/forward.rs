@@ -122,7 +122,8 @@ impl<const D: usize> Mlp<D> {
     /// once ([`TapeView::leaves`](autograd_core::TapeView::leaves)): the same values, gradients
     /// and slots as `forward` over their handles, without testing each parameter on every
     /// sample, and, where the network can be one [`Var::affine_layers_of`] call (layers of two
-    /// inputs or more, finite values), without a handle for each hidden unit.
+    /// inputs or more, hidden units whose activation records nothing), without a handle for each
+    /// hidden unit.
     /// [`Trainer`](crate::Trainer) records this way.
     ///
     /// ```

@@ -6,7 +6,7 @@ use crate::op::Op;
 use crate::tape::{Leaves, Slot, TapeView, MAX_OPERANDS};
 use crate::{Scalar, TapeError, Var};
 
-use super::{input_pair, sums, Activate, Finite, Heads};
+use super::{input_pair, sums, Activate, Heads};
 
 impl<'t, S: Scalar> Var<'t, S> {
     /// Dense layers one after another over parameters that are leaves: layer `l` has
@@ -22,8 +22,8 @@ impl<'t, S: Scalar> Var<'t, S> {
     ///
     /// Where it returns `Ok(false)`, nothing is recorded and the tape is as it was (its length,
     /// its error and its count of slots that did not fit): a layer cannot be one layer statement
-    /// (an input with two pending partials or on another tape, a value that is not finite, a
-    /// layer of fewer than two inputs or of no rows), the tape has no room for the network, or a
+    /// (an input with two pending partials or on another tape, a layer of fewer than two inputs
+    /// or of no rows), the tape has no room for the network, or a
     /// hidden unit's activation recorded something or tried to (a result that is not finite is a
     /// statement of its own, which may not fit); record the layers one by one then. The
     /// activations may have been applied by then: give functions of their input.
@@ -117,7 +117,6 @@ fn write_stack<'t, S: Scalar, A: Activate<'t, S>>(
     let Some(mut layer) = reserve(t, x.len(), m) else {
         return false;
     };
-    let mut finite = Finite::new();
     for (xi, slot) in x.iter().zip(layer.inputs) {
         let Some((link, partial)) = input_pair(xi, t) else {
             return false;
@@ -125,7 +124,7 @@ fn write_stack<'t, S: Scalar, A: Activate<'t, S>>(
         slot.put_paired(link, partial, xi.value);
     }
     let mut offset = 0;
-    if !rows(t, params, &mut offset, &layer, &mut finite) {
+    if !rows(t, params, &mut offset, &layer) {
         return false;
     }
     // Each next layer reads its inputs from the rows below, through the activation.
@@ -153,12 +152,9 @@ fn write_stack<'t, S: Scalar, A: Activate<'t, S>>(
         if t.wrote_since(&reserved) {
             return false;
         }
-        if !rows(t, params, &mut offset, &layer, &mut finite) {
+        if !rows(t, params, &mut offset, &layer) {
             return false;
         }
-    }
-    if !finite.all() {
-        return false;
     }
     // The last layer's handles, as `affine_layer_of_then` makes them (an activation may record
     // a result that is not finite: after the last layer, as there).
@@ -214,7 +210,6 @@ fn rows<'t, S: Scalar>(
     params: Leaves<'t, S>,
     offset: &mut usize,
     layer: &Reserved<'t, S>,
-    finite: &mut Finite<S>,
 ) -> bool {
     let (k, m) = (layer.inputs.len(), layer.heads.len());
     let count = m * (k + 1);
@@ -223,15 +218,7 @@ fn rows<'t, S: Scalar>(
     };
     *offset += count;
     let w0 = own.first_index();
-    let summed = sums(
-        t,
-        w0,
-        own,
-        m,
-        layer.inputs,
-        finite,
-        Heads::new(layer.heads, k),
-    );
+    let summed = sums(t, w0, own, m, layer.inputs, Heads::new(layer.heads, k));
     layer.info.put_paired(w0, S::ZERO, S::ZERO);
     summed
 }
