@@ -244,9 +244,10 @@ pub(super) fn neuron<'t, S: Scalar>(
 /// Writes the layer statement and its rows' handles, each passed through `f` if there is one,
 /// into `y`, or returns `false` having written nothing where the rows must be written one by
 /// one: the parameters are not the consecutive statements of one tape, an input carries two
-/// pending pairs or is on another tape, or fewer than two inputs. A layer that would be one statement but finds no room reports the overflow, as every
-/// write does (the tape's sticky error; the rows keep their values and depend on nothing).
-/// Lengths as checked by [`Var::affine_layer`].
+/// pending pairs or is on another tape, or fewer than two inputs. A layer that would be one
+/// statement but finds no room reports the overflow, as every write does (the tape's sticky
+/// error; the rows keep their values and depend on nothing). Lengths as checked by
+/// [`Var::affine_layer`].
 ///
 /// One function for [`Var::affine_layer`], [`neuron`] and [`Var::affine_layer_of_then`], generic
 /// over where the `y.len()` rows of `x.len()` weights and a bias come from ([`Source`]: handles,

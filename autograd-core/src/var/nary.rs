@@ -4,8 +4,9 @@
 //!
 //! A term is a handle and the partial of the result with respect to it (`y_i` for `x_i` in a dot
 //! product). Terms whose partial is exactly zero are left out ([`left_out`]): a weight times an
-//! inactive relu costs no slot. The terms are visited twice, by plain loops (no iterator adapters: on a
-//! microcontroller those did not optimise away): once to count and check the tape, once to write.
+//! inactive relu costs no slot. The terms are visited twice, by plain loops (no iterator
+//! adapters: on a microcontroller those did not optimise away): once to count and check the
+//! tape, once to write.
 
 use crate::op::Op;
 use crate::tape::{Leaves, Slot, TapeView, MAX_OPERANDS, POISON};
@@ -36,8 +37,8 @@ trait Terms<'t, S: Scalar> {
     fn first_tape(&self) -> Option<&'t TapeView<S>>;
     /// Writes the terms' pending pairs, each partial times its term's (a term whose partial is
     /// zero is left out: [`left_out`], `finite` saying whether the statement's value is), into
-    /// `w` from its first slot, in order, and returns how many; `None`
-    /// if a term is on a tape other than `t` (the caller takes back what was written). `w` holds
+    /// `w` from its first slot, in order, and returns how many; `None` if a term is on a tape
+    /// other than `t` (the caller takes back what was written). `w` holds
     /// [`bound`](Self::bound) slots.
     #[inline(always)]
     fn write(&self, t: &TapeView<S>, w: &[Slot<S>], finite: bool) -> Option<usize> {

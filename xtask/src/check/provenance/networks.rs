@@ -170,7 +170,7 @@ fn check_network(act: Activation, spoil: Spoil, seed: u64) -> Option<String> {
     None
 }
 
-/// The network cases: four activations, six ways to go non-finite, two seeds.
+/// The network cases: five hidden activations, six ways to go non-finite, two seeds.
 pub(super) fn cases() -> Vec<Case> {
     let mut cases = Vec::new();
     let acts = [
@@ -178,6 +178,9 @@ pub(super) fn cases() -> Vec<Case> {
         ("relu", Activation::Relu),
         ("sigmoid", Activation::Sigmoid),
         ("leaky_relu", Activation::LeakyRelu(0.1)),
+        // No activation: a NaN or infinite unit is no statement of its own, and goes on through
+        // the next layer statements as their rows' values.
+        ("linear", Activation::Linear),
     ];
     // Parameter 3 is the second unit's first weight; 12 the first weight of the second layer's
     // first unit (after 4 units of 3 parameters).

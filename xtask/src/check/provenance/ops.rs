@@ -297,8 +297,8 @@ fn check_gradient_origin(s: &Subject) -> (Option<String>, usize) {
         if tape.backward_checked(y).err() != Some(expected) {
             return (
                 Some(format!(
-                    "{at}: d/dx{k} = {} (closed form), so `backward_checked` must give `{expected}`; \
-                     `anomaly` reports {:?}",
+                    "{at}: d/dx{k} = {} (closed form), so `backward_checked` must give \
+                     `{expected}`; `anomaly` reports {:?}",
                     d[k],
                     tape.anomaly(y).map(|a| a.to_string())
                 )),
