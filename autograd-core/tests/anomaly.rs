@@ -400,6 +400,13 @@ fn a_nan_that_meets_a_zero_partial_is_still_traced_to_where_it_arose() -> Result
         (origin.index, origin.op),
         (nan.id().unwrap().index(), Op::Leaf)
     );
+    // In a statement whose value is NaN, a finite term with a zero partial is still left out:
+    // `a + 0 u + w` is one statement of two operands (a's sqrt and w), 3 slots.
+    let w = tape.var(5.0);
+    let before = tape.len();
+    let s = Var::dot(&[a, u, w], &[Var::constant(1.0), zero, Var::constant(1.0)])?;
+    assert!(s.value().is_nan());
+    assert_eq!(tape.len() - before, 3);
     // A finite value times a zero partial is still left out: relu of a negative depends on
     // nothing, and a dot product's zero coefficients cost no operand (what is left, `u u`, is
     // one term: it stays in the handle, no slot written).
