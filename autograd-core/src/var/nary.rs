@@ -229,6 +229,8 @@ fn folded<'t, S: Scalar>(
 /// One statement `value = sum_k d_k x_k` over the terms' pending pairs (see the module docs).
 #[inline]
 fn nary<'t, S: Scalar>(op: Op, value: S, terms: &impl Terms<'t, S>) -> Var<'t, S> {
+    // (Whether a term with a zero partial may be left out without testing its value: `left_out`.)
+    let finite = value.is_finite();
     // One pass when the tape has room for the most operands the terms can have: the statement is
     // written while the terms are checked (a neuron's product visits each term once). If it
     // turns out to need at most two operands, or a term is on another tape, it is taken back and
@@ -239,7 +241,7 @@ fn nary<'t, S: Scalar>(op: Op, value: S, terms: &impl Terms<'t, S>) -> Var<'t, S
         if bound > 2 && bound <= MAX_OPERANDS && before + bound < t.capacity() {
             let mut written = None;
             let index = t.push_with(op, value, bound, |w: &[Slot<S>]| {
-                written = terms.write(t, w, value.is_finite());
+                written = terms.write(t, w, finite);
                 written.unwrap_or(0)
             });
             if let (Some(written), true) = (written, index != POISON) {
@@ -269,7 +271,7 @@ fn nary<'t, S: Scalar>(op: Op, value: S, terms: &impl Terms<'t, S>) -> Var<'t, S
             (None, b) => tape = b,
             _ => {}
         }
-        if !left_out(x.value, d, value.is_finite()) {
+        if !left_out(x.value, d, finite) {
             count += x.n as usize;
         }
     });
@@ -282,7 +284,7 @@ fn nary<'t, S: Scalar>(op: Op, value: S, terms: &impl Terms<'t, S>) -> Var<'t, S
     // A non-finite result is written as one statement of every term's pairs, as a longer one
     // is: folded term by term, each step would write the value it cannot hold, a statement per
     // term, and NaN provenance would name the first of them rather than the result.
-    if count <= 2 && value.is_finite() {
+    if count <= 2 && finite {
         // Fits in a handle: fold it, as two-input operations do.
         let mut r = Var::constant(value);
         terms.each(|x, d| {
@@ -295,14 +297,18 @@ fn nary<'t, S: Scalar>(op: Op, value: S, terms: &impl Terms<'t, S>) -> Var<'t, S
         if r.tape.is_none() {
             // Terms on the tape whose partials are all zero: a value on the tape that depends
             // on nothing, as `x * 0.0` is, not a constant (its sweep gives zeros rather than
-            // `NotRecorded`, the same on every scalar type).
-            return Var { tape: Some(t), ..r }.settled(Some(t), op, value);
+            // `NotRecorded`, the same on every scalar type). Finite here, so nothing to settle.
+            return Var {
+                tape: Some(t),
+                op,
+                ..r
+            };
         }
         return Var { op, ..r };
     }
     // (Every term is on `t` by now: `write` finds none elsewhere.)
     let index = t.push_with(op, value, count, |w: &[Slot<S>]| {
-        terms.write(t, w, value.is_finite()).unwrap_or(0)
+        terms.write(t, w, finite).unwrap_or(0)
     });
     Var::labelled(t, index, value, op)
 }
