@@ -49,7 +49,7 @@ pub fn compare(actual: &[f64], expected: &[f64], tolerance: Tolerance) -> (bool,
 }
 
 /// The IEEE class of a value that is not finite (`None` for a finite one).
-fn non_finite_class(v: f64) -> Option<&'static str> {
+pub(super) fn non_finite_class(v: f64) -> Option<&'static str> {
     if v.is_nan() {
         Some("NaN")
     } else if v == f64::INFINITY {

@@ -134,7 +134,6 @@ fn kink_margin<L: Loss, const D: usize>(
     batch: &[Sample<2>],
 ) -> f64 {
     let model = objective.model;
-    let sizes = model.sizes();
     let kinky_hidden = matches!(
         model.hidden_activation(),
         Activation::Relu | Activation::LeakyRelu(_)
@@ -142,35 +141,51 @@ fn kink_margin<L: Loss, const D: usize>(
     let hinge = core::any::type_name::<L>().ends_with("Hinge");
     let mut margin = f64::INFINITY;
     for s in batch {
-        let mut x: Vec<f64> = s.x.to_vec();
-        let mut offset = 0;
-        for l in 0..D - 1 {
-            let (n_in, n_out) = (sizes[l], sizes[l + 1]);
+        pre_activations(&model, params, &s.x, |l, x, z| {
             let last = l + 2 == D;
-            let act = if last {
-                model.output_activation()
-            } else {
-                model.hidden_activation()
-            };
             let scale = 1.0 + x.iter().map(|v| v.abs()).sum::<f64>();
-            let mut y = Vec::with_capacity(n_out);
-            for _ in 0..n_out {
-                let w = &params[offset..offset + n_in];
-                let z = params[offset + n_in] + w.iter().zip(&x).map(|(a, b)| a * b).sum::<f64>();
-                if !last && kinky_hidden {
-                    margin = margin.min(z.abs() / scale);
-                }
-                if last && hinge {
-                    let label = if s.y > 0.0 { 1.0 } else { -1.0 };
-                    margin = margin.min((1.0 - label * z).abs() / scale);
-                }
-                y.push(act.apply(z));
-                offset += n_in + 1;
+            if !last && kinky_hidden {
+                margin = margin.min(z.abs() / scale);
             }
-            x = y;
-        }
+            if last && hinge {
+                let label = if s.y > 0.0 { 1.0 } else { -1.0 };
+                margin = margin.min((1.0 - label * z).abs() / scale);
+            }
+        });
     }
     margin
+}
+
+/// The plain `f64` pre-activations of `model` at `params` and input `x`, in the network's order
+/// (layer by layer, unit by unit, each the bias plus the weights times the layer's inputs, as
+/// micrograd sums them): `each(l, inputs, z)` for every unit of layer `l`, `inputs` that layer's
+/// (the network's input, then the previous layer's activations).
+pub(super) fn pre_activations<const D: usize>(
+    model: &Mlp<D>,
+    params: &[f64],
+    x: &[f64],
+    mut each: impl FnMut(usize, &[f64], f64),
+) {
+    let sizes = model.sizes();
+    let mut input = x.to_vec();
+    let mut offset = 0;
+    for l in 0..D - 1 {
+        let (n_in, n_out) = (sizes[l], sizes[l + 1]);
+        let act = if l + 2 == D {
+            model.output_activation()
+        } else {
+            model.hidden_activation()
+        };
+        let mut next = Vec::with_capacity(n_out);
+        for _ in 0..n_out {
+            let w = &params[offset..offset + n_in];
+            let z = params[offset + n_in] + w.iter().zip(&input).map(|(a, b)| a * b).sum::<f64>();
+            each(l, &input, z);
+            next.push(act.apply(z));
+            offset += n_in + 1;
+        }
+        input = next;
+    }
 }
 
 pub fn cases(o: &Options) -> Vec<Case> {

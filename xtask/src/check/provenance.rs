@@ -36,13 +36,14 @@ mod trees;
 
 use autograd_core::Scalar;
 
+use super::judge::non_finite_class;
 use super::{Case, Options};
 
-/// `true` if `a` and `b` are the same non-finite class: both NaN (in fixed point, poison), or
-/// the same infinity.
+/// `true` if `a` and `b` are the same non-finite class (`judge`'s: both NaN, in fixed point
+/// poison, or the same infinity).
 fn same_class<S: Scalar>(a: S, b: S) -> bool {
-    let (a, b) = (a.to_f64(), b.to_f64());
-    (a.is_nan() && b.is_nan()) || (a.is_infinite() && a == b)
+    let class = non_finite_class(a.to_f64());
+    class.is_some() && class == non_finite_class(b.to_f64())
 }
 
 pub fn cases(o: &Options) -> Vec<Case> {

@@ -4,6 +4,7 @@
 use autograd_core::{AnomalyKind, Op, Tape, Var};
 use autograd_nn::{Activation, Init, Mlp, Rng as NnRng};
 
+use super::super::nn::pre_activations;
 use super::super::{Case, Outcome, Suite};
 use super::same_class;
 
@@ -19,34 +20,15 @@ enum Spoil {
     Param(usize, f64),
 }
 
-/// The plain `f64` pre-activations of `net` at `params` and `x`, layer by layer, unit by unit,
-/// with whether each unit's recorded operands can all be finite: the first layer's inputs are
-/// constants (not statements), so a unit of it is where a non-finite sum starts; a later unit
-/// is where it starts only if the layer before gave it finite inputs.
-fn pre_activations(net: &Mlp<4>, params: &[f64], x: &[f64]) -> Vec<(f64, bool)> {
-    let sizes = net.sizes();
+/// The plain `f64` pre-activations of `net` at `params` and `x` (`nn::pre_activations`), with
+/// whether each unit's recorded operands can all be finite: the first layer's inputs are
+/// constants (not statements), so a unit of it is where a non-finite sum starts; a later unit is
+/// where it starts only if the layer before gave it finite inputs.
+fn origins_of(net: &Mlp<4>, params: &[f64], x: &[f64]) -> Vec<(f64, bool)> {
     let mut out = Vec::new();
-    let mut input = x.to_vec();
-    let mut offset = 0;
-    for l in 0..sizes.len() - 1 {
-        let last = l + 2 == sizes.len();
-        let finite_in = l == 0 || input.iter().all(|v| v.is_finite());
-        let mut next = Vec::new();
-        for _ in 0..sizes[l + 1] {
-            let w = &params[offset..offset + sizes[l]];
-            let z =
-                params[offset + sizes[l]] + w.iter().zip(&input).map(|(a, b)| a * b).sum::<f64>();
-            out.push((z, finite_in));
-            let act = if last {
-                net.output_activation()
-            } else {
-                net.hidden_activation()
-            };
-            next.push(act.apply(z));
-            offset += sizes[l] + 1;
-        }
-        input = next;
-    }
+    pre_activations(net, params, x, |l, inputs, z| {
+        out.push((z, l == 0 || inputs.iter().all(|v| v.is_finite())));
+    });
     out
 }
 
@@ -68,7 +50,7 @@ fn check_network(act: Activation, spoil: Spoil, seed: u64) -> Option<String> {
             bad_leaf = (!v.is_finite()).then_some(k);
         }
     }
-    let plain = pre_activations(&net, &params, &x);
+    let plain = origins_of(&net, &params, &x);
     let mut out = [0.0];
     if let Err(e) = net.forward(&params, &x, &mut out) {
         return Some(e.to_string());
@@ -134,12 +116,11 @@ fn check_network(act: Activation, spoil: Spoil, seed: u64) -> Option<String> {
                 && a.op == Op::Dot
                 && a.inputs().iter().all(|i| i.value.is_finite())
         };
-        if bad_leaf.is_some() {
+        if let Some(k) = bad_leaf {
             if !leaf(&f) {
                 return Some(format!(
-                    "{at}: parameter {} holds {}, but `first_non_finite` reports: {f}",
-                    bad_leaf.unwrap_or(0),
-                    params[bad_leaf.unwrap_or(0)]
+                    "{at}: parameter {k} holds {}, but `first_non_finite` reports: {f}",
+                    params[k]
                 ));
             }
         } else if !started(&f) || !same_class(f.value, first) {

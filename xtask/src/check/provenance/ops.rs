@@ -5,6 +5,7 @@ use autograd_core::{AnomalyKind, Error, Op, Scalar, Tape, TapeView, Var, Q16};
 
 use super::super::closed_form::ClosedForm;
 use super::super::expr::{Binary, Expr, Unary};
+use super::super::judge::CheckScalar;
 use super::super::ops::checked_by;
 use super::super::ops::specs::op_specs;
 use super::super::{Case, Outcome, Suite};
@@ -145,11 +146,8 @@ fn subjects() -> Vec<Subject> {
 /// The checks of one subject in scalar type `S` (its plain evaluation the reference); the first
 /// failure, or `None`. Points and values the type cannot hold (`1e300` in `f32`, beyond Q16's
 /// range) are passed over: there the input itself is not finite.
-fn check_subject<S: Scalar>(s: &Subject) -> Option<String> {
-    let name = core::any::type_name::<S>()
-        .rsplit("::")
-        .next()
-        .unwrap_or("?");
+fn check_subject<S: CheckScalar>(s: &Subject) -> Option<String> {
+    let name = S::NAME;
     // Where a finite point gives a non-finite value: the result's own statement.
     for p in &s.points {
         let p = p.map(S::from_f64);
@@ -259,13 +257,9 @@ fn check_subject<S: Scalar>(s: &Subject) -> Option<String> {
 /// Where the closed form has a finite value and a non-finite derivative (`sqrt'(0)`,
 /// `asin'(1)`): `backward_checked` must name the result's statement as where the gradient went
 /// non-finite, and `anomaly` give the partial it recorded for that input, of the closed form's
-/// IEEE class. `f64` only (the closed forms are `f64`). Returns the first failure and how many
-/// points were judged.
-fn check_gradient_origin(s: &Subject) -> (Option<String>, usize) {
-    let Some(closed) = s.closed else {
-        return (None, 0);
-    };
-    let mut judged = 0;
+/// IEEE class. `f64` only (the closed forms are `f64`). The first failure, or `None`.
+fn check_gradient_origin(s: &Subject) -> Option<String> {
+    let closed = s.closed?;
     for p in &s.points {
         let (value, d) = closed(p[0], p[1]);
         let Some(k) = (0..s.arity).find(|&k| !d[k].is_finite()) else {
@@ -274,20 +268,17 @@ fn check_gradient_origin(s: &Subject) -> (Option<String>, usize) {
         if !value.is_finite() || d[..s.arity].iter().any(|v| v.is_nan()) {
             continue;
         }
-        judged += 1;
         let tape = Tape::<f64, 256>::new();
         let x = p.map(|v| tape.var(v));
         let y = s.expr.eval(&x[..s.arity]);
-        let at = format!("{} at {:?}", s.name, &p[..s.arity]);
-        let own = y.id().map(|id| id.index());
-        let Some(own) = own else {
-            return (
-                Some(format!(
-                    "{at}: d/dx{k} = {} but the result is no statement",
-                    d[k]
-                )),
-                judged,
-            );
+        let at = format!(
+            "{} at {:?}: d/dx{k} = {} (closed form)",
+            s.name,
+            &p[..s.arity],
+            d[k]
+        );
+        let Some(own) = y.id().map(|id| id.index()) else {
+            return Some(format!("{at}, but the result is no statement"));
         };
         let expected = Error::NonFinite {
             statement: own,
@@ -295,32 +286,19 @@ fn check_gradient_origin(s: &Subject) -> (Option<String>, usize) {
             in_gradient: true,
         };
         if tape.backward_checked(y).err() != Some(expected) {
-            return (
-                Some(format!(
-                    "{at}: d/dx{k} = {} (closed form), so `backward_checked` must give \
-                     `{expected}`; `anomaly` reports {:?}",
-                    d[k],
-                    tape.anomaly(y).map(|a| a.to_string())
-                )),
-                judged,
-            );
+            return Some(format!(
+                "{at}, so `backward_checked` must give `{expected}`; `anomaly` reports {:?}",
+                tape.anomaly(y).map(|a| a.to_string())
+            ));
         }
         let leaf = x[k].id().map(|id| id.index());
         match tape.anomaly(y).map(|a| a.kind) {
             Some(AnomalyKind::Gradient { input, local, .. })
                 if Some(input) == leaf && same_class(local, d[k]) => {}
-            other => {
-                return (
-                    Some(format!(
-                        "{at}: d/dx{k} = {} (closed form), `anomaly`'s kind: {other:?}",
-                        d[k]
-                    )),
-                    judged,
-                )
-            }
+            other => return Some(format!("{at}, `anomaly`'s kind: {other:?}")),
         }
     }
-    (None, judged)
+    None
 }
 
 /// One case per operation of the table and per zero-partial form.
@@ -334,7 +312,7 @@ pub(super) fn cases() -> Vec<Case> {
                 match check_subject::<f64>(&s)
                     .or_else(|| check_subject::<f32>(&s))
                     .or_else(|| check_subject::<Q16>(&s))
-                    .or_else(|| check_gradient_origin(&s).0)
+                    .or_else(|| check_gradient_origin(&s))
                 {
                     Some(f) => Outcome::failure(f),
                     None => Outcome::default(),

@@ -4,41 +4,52 @@
 use autograd_core::{AnomalyKind, Op, Scalar, Tape, Var, Q16};
 
 use super::super::expr::{random_case, Binary, Expr, Rng, Unary, Vocabulary};
+use super::super::judge::CheckScalar;
 use super::super::{Case, Options, Outcome, Suite};
 use super::same_class;
 
+/// What a two-input operation with a constant operand may be recorded as: the one-input
+/// operation it then is (`x * c` a scale, `c - x` a shift, `pow(x, c)` a power, `c / x` ...).
+const WITH_A_CONSTANT: [Op; 6] = [
+    Op::Scale,
+    Op::Shift,
+    Op::Neg,
+    Op::Powf,
+    Op::Powi,
+    Op::Square,
+];
+
+/// `true` if an operation over `parts` (each operand's value and whether it depends on an
+/// input) is where a non-finite result starts: every operand that depends on an input is finite
+/// (a subtree of constants is a constant on the tape, not an operand), or some constant operand
+/// is not finite, which may start a non-finite value inside an operation of several parts
+/// whatever the others (`mul_add(NaN, y, ln(-1))`: `NaN * y` is one).
+fn starts<S: Scalar>(parts: &[(S, bool)]) -> bool {
+    parts.iter().all(|&(v, on)| !on || v.is_finite())
+        || parts.iter().any(|&(v, on)| !on && !v.is_finite())
+}
+
 /// The operations a statement where a non-finite value starts may be labelled with, at each
-/// node of `e` that is such a place in plain evaluation at `x`: its value not finite, and every
-/// operand that depends on an input finite (a subtree of constants is a constant on the tape,
-/// not an operand) or some constant operand not finite. Returns the node's value and whether it
-/// depends on an input.
+/// node of `e` that is such a place in plain evaluation at `x` (its value not finite, its
+/// operands as [`starts`] says). Returns the node's value and whether it depends on an input.
 fn origin_labels<S: Scalar>(e: &Expr, x: &[S], out: &mut Vec<Vec<Op>>) -> (S, bool) {
     let by_name = |name: &str| Op::ALL.iter().copied().find(|o| o.name() == name);
     let (children, labels): (Vec<&Expr>, Vec<Op>) = match e {
         Expr::Input(i) => return (x[*i], true),
         Expr::Const(c) => return (S::from_f64(*c), false),
         Expr::Unary(op, a) => (vec![a], by_name(op.name()).into_iter().collect()),
-        // With a constant operand a two-input operation is recorded as the one-input operation
-        // it then is (`x * c` a scale, `c - x` a shift, `pow(x, c)` a power, `c / x` ...).
         Expr::Binary(op, a, b) => (
             vec![a, b],
             by_name(op.name())
                 .into_iter()
-                .chain([
-                    Op::Scale,
-                    Op::Shift,
-                    Op::Neg,
-                    Op::Powf,
-                    Op::Powi,
-                    Op::Square,
-                ])
+                .chain(WITH_A_CONSTANT)
                 .collect(),
         ),
         Expr::Powi(a, _) => (vec![a], vec![Op::Powi, Op::Square, Op::Neg, Op::Scale]),
         Expr::Powf(a, _) => (vec![a], vec![Op::Powf]),
         Expr::LeakyRelu(a, _) => (vec![a], vec![Op::LeakyRelu]),
         // With constant terms an n-ary operation may be recorded as a scale or a shift of the one
-        // recorded term (a NaN coefficient times it), or as the product and sum it stands for.
+        // recorded term (a NaN coefficient times it).
         Expr::Sum(t) => (t.iter().collect(), vec![Op::Sum, Op::Shift]),
         Expr::Scale(a, _) => (vec![a], vec![Op::Scale]),
         Expr::Shift(a, _) => (vec![a], vec![Op::Shift]),
@@ -48,39 +59,28 @@ fn origin_labels<S: Scalar>(e: &Expr, x: &[S], out: &mut Vec<Vec<Op>>) -> (S, bo
         // for: each may be where a non-finite value starts (`x * 1e300`); of more, as one
         // statement over the three.
         Expr::MulAdd(a, b, c) => {
-            let product = Expr::bin(Binary::Mul, (**a).clone(), (**b).clone());
-            let (p, p_on) = origin_labels(&product, x, out);
-            let (c_value, c_on) = origin_labels(c, x, out);
+            let [pa, pb, pc] = [a, b, c].map(|e| origin_labels(e, x, out));
+            let product = (pa.0 * pb.0, pa.1 || pb.1);
+            if product.1 && !product.0.is_finite() && starts(&[pa, pb]) {
+                out.push([Op::Mul].into_iter().chain(WITH_A_CONSTANT).collect());
+            }
             let value = e.eval(x);
-            let starts = |parts: &[(S, bool)]| {
-                parts.iter().all(|&(v, on)| !on || v.is_finite())
-                    || parts.iter().any(|&(v, on)| !on && !v.is_finite())
-            };
-            let part = |e: &Expr| origin_labels(e, x, &mut Vec::new());
-            let whole = [part(a), part(b), (c_value, c_on)];
-            if (p_on || c_on)
+            if (product.1 || pc.1)
                 && !value.is_finite()
-                && (starts(&[(p, p_on), (c_value, c_on)]) || starts(&whole))
+                && (starts(&[product, pc]) || starts(&[pa, pb, pc]))
             {
                 out.push(vec![Op::MulAdd, Op::Mul, Op::Add, Op::Scale, Op::Shift]);
             }
-            return (value, p_on || c_on);
+            return (value, product.1 || pc.1);
         }
     };
-    let (mut recorded_finite, mut constant_finite, mut recorded) = (true, true, false);
-    for c in children {
-        let (v, on_tape) = origin_labels(c, x, out);
-        recorded |= on_tape;
-        if on_tape {
-            recorded_finite &= v.is_finite();
-        } else {
-            constant_finite &= v.is_finite();
-        }
-    }
-    // A non-finite constant operand may start a non-finite value inside an operation of
-    // several parts whatever its other operands (`mul_add(NaN, y, ln(-1))`: `NaN * y` is one).
+    let parts: Vec<(S, bool)> = children
+        .into_iter()
+        .map(|c| origin_labels(c, x, out))
+        .collect();
     let value = e.eval(x);
-    if recorded && (recorded_finite || !constant_finite) && !value.is_finite() {
+    let recorded = parts.iter().any(|&(_, on)| on);
+    if recorded && starts(&parts) && !value.is_finite() {
         out.push(labels);
     }
     (value, recorded)
@@ -123,7 +123,7 @@ fn wild_expr(rng: &mut Rng, inputs: usize, depth: usize) -> Expr {
 /// finite, `anomaly` and `first_non_finite` must report a statement whose value is not finite
 /// and whose listed operands are finite, labelled with the operation of a node where plain
 /// evaluation finds a non-finite value starting (`origin_labels`).
-fn check_random<S: Scalar>(e: &Expr, x: &[f64]) -> Option<String> {
+fn check_random<S: CheckScalar>(e: &Expr, x: &[f64]) -> Option<String> {
     let x: Vec<S> = x.iter().map(|&c| S::from_f64(c)).collect();
     let x = &x[..];
     if !x.iter().all(|c| c.is_finite()) {
@@ -138,10 +138,7 @@ fn check_random<S: Scalar>(e: &Expr, x: &[f64]) -> Option<String> {
     let tape = Tape::<S, 4096>::new();
     let v: Vec<Var<S>> = x.iter().map(|&c| tape.var(c)).collect();
     let y = e.eval(&v);
-    let name = core::any::type_name::<S>()
-        .rsplit("::")
-        .next()
-        .unwrap_or("?");
+    let name = S::NAME;
     let at = format!("{e} at {x:?} ({name})");
     if !same_class(y.value(), plain) {
         return Some(format!("{at}: the tape gives {}, plain {plain}", y.value()));
