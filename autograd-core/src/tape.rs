@@ -148,9 +148,22 @@ impl<S: Scalar> Slot<S> {
         (self.link() & COUNT_MASK) as usize
     }
 
+    /// The operation of a header (a layer's row: `dot`, its operation's bits holding its place,
+    /// [`layer_row_link`]).
     #[inline(always)]
     pub(crate) fn op(&self) -> Op {
+        if self.is_layer() {
+            return Op::Dot;
+        }
         Op::from_code(((self.link() & !HEADER) >> COUNT_BITS) as u8)
+    }
+
+    /// A layer row's place `j` in its statement, if it is below [`ROW_PLACES`] (read from the
+    /// bits a plain header's operation takes, [`layer_row_link`]).
+    #[inline(always)]
+    pub(crate) fn row_place(&self) -> Option<usize> {
+        let j = (self.link() & !HEADER) >> COUNT_BITS;
+        (j < ROW_PLACES).then_some(j as usize)
     }
 
     #[inline(always)]
@@ -219,12 +232,29 @@ fn header_link(op: Op, count: usize) -> u32 {
 }
 
 /// The `link` of the first row of a layer statement of `k` inputs: its count of slots below it
-/// down to the statement's first is `k + 1`. Row `j`'s is this plus `j` (its count `k + 1 + j`
-/// is below [`MAX_OPERANDS`] in a statement that fits, so the sum stays in the count's bits).
+/// down to the statement's first is `k + 1`, and its operation's bits hold 0. Row `j`'s is this
+/// plus [`row_step`]`(j)` (its count `k + 1 + j` is below [`MAX_OPERANDS`] in a statement that
+/// fits, so the sum stays in the count's bits): `j` in the operation's bits too while `j` is
+/// below [`ROW_PLACES`], so that the sweep finds the first row from any other at once
+/// (`operands.rs`, `layer_of`). A row's operation is `dot` ([`Slot::op`]).
 #[inline(always)]
 pub(crate) fn layer_row_link(k: usize) -> u32 {
-    header_link(Op::Dot, k + 1) | LAYER
+    HEADER | LAYER | (k as u32 + 1)
 }
+
+/// What row `j`'s link adds to the first row's ([`layer_row_link`]).
+#[inline(always)]
+pub(crate) fn row_step(j: usize) -> u32 {
+    j as u32 + ((j as u32).min(ROW_PLACES) << COUNT_BITS)
+}
+
+/// [`row_step`] from row `j` to row `j + i` where `j + i < ROW_PLACES`: `i` in the count's bits
+/// and in the operation's.
+pub(crate) const ROW_STEP: u32 = 1 + (1 << COUNT_BITS);
+
+/// The rows of a layer statement whose place its link holds: rows `0 .. ROW_PLACES`; every row
+/// above holds `ROW_PLACES` there.
+pub(crate) const ROW_PLACES: u32 = 0x7F;
 
 /// A recorded statement, as [`TapeView::node`] reports it.
 #[derive(Clone, Copy, Debug, PartialEq)]

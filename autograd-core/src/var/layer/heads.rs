@@ -1,7 +1,7 @@
 //! Where a layer's row sums go ([`RowSink`]): a layer statement's row headers ([`Heads`]), or
 //! any `FnMut(row, value)`.
 
-use crate::tape::{layer_row_link, Slot};
+use crate::tape::{layer_row_link, row_step, Slot, ROW_PLACES, ROW_STEP};
 use crate::Scalar;
 
 /// Takes the rows' sums as `sums` makes them: one at a time, or four side by side.
@@ -26,7 +26,7 @@ impl<S, F: FnMut(usize, S)> RowSink<S> for F {
 }
 
 /// The row headers of a layer statement of `k` inputs: row `j`'s value and `link`, the first
-/// row's plus `j`. Four rows are written with one range test and no product per row. By
+/// row's plus `row_step(j)`. Four rows are written with one range test and no product per row. By
 /// callgrind on `examples/profile` (`trainer 3` and `5` over 2, `moons 3` and `13` over 10),
 /// against each row written as `heads[j]` with its link made from its count: a `Trainer` step
 /// 579,026 -> 566,026 instructions, the moons loss over handles 1,043,501 -> 1,032,301.
@@ -50,16 +50,22 @@ impl<S: Scalar> RowSink<S> for Heads<'_, S> {
     #[inline(always)]
     fn one(&mut self, j: usize, value: S) {
         if let Some(head) = self.heads.get(j) {
-            head.put_layer_row(value, self.first + j as u32);
+            head.put_layer_row(value, self.first + row_step(j));
         }
     }
 
     #[inline(always)]
     fn four(&mut self, j: usize, values: [S; 4]) {
         if let Some(four) = self.heads.get(j..j + 4) {
-            let link = self.first + j as u32;
+            if j + 4 > ROW_PLACES as usize {
+                for (i, (head, value)) in four.iter().zip(values).enumerate() {
+                    head.put_layer_row(value, self.first + row_step(j + i));
+                }
+                return;
+            }
+            let link = self.first + j as u32 * ROW_STEP;
             for ((head, value), i) in four.iter().zip(values).zip(0..) {
-                head.put_layer_row(value, link + i);
+                head.put_layer_row(value, link + i * ROW_STEP);
             }
         }
     }
