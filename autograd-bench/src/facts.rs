@@ -252,8 +252,8 @@ mod tests {
                 data_pairs += margin;
             }
         }
-        // reg = dot(p, p): each p_i twice, partial p_i (zero for the biases, left out).
-        let reg = 2 * p.iter().filter(|w| **w != 0.0).count();
+        // reg = dot(p, p): each p_i once, partial 2 p_i (zero for the biases, left out).
+        let reg = p.iter().filter(|w| **w != 0.0).count();
         let mut slots = slots.get() + reg + 1;
         if data_pairs + 1 > 2 {
             slots += data_pairs + 1 + 1;

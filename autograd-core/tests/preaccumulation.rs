@@ -266,6 +266,21 @@ fn n_ary_statements_that_just_fit_are_written_exactly() -> Result<(), TapeError>
     let g = tape.backward(d)?;
     assert_eq!([g.wrt(a[0]), g.wrt(a[2]), g.wrt(b[1])], [4.0, 6.0, 2.0]);
 
+    // dot of three leaves with themselves (an L2 penalty): one operand each, partial 2 p (a
+    // product p p of one statement gives it once), and a header: 4 leaves, then 4 slots. Where
+    // 2 p overflows, p's two operands of partial p, as for any product: 1e308 takes 2.
+    let tape = Tape::<f64, 32>::new();
+    let p: Vec<_> = [1.0, -2.0, 3.0, 1e308].map(|v| tape.var(v)).into();
+    let d = Var::dot(&p[..3], &p[..3])?;
+    assert_eq!((d.value(), tape.len()), (14.0, 8));
+    let g = tape.backward(d * 0.5)?;
+    assert_eq!([g.wrt(p[0]), g.wrt(p[1]), g.wrt(p[2])], [1.0, -2.0, 3.0]);
+    let d = Var::dot(&p, &p)?;
+    assert_eq!((d.value(), tape.len()), (f64::INFINITY, 8 + 6));
+    let g = tape.backward(d * 0.5)?;
+    assert_eq!([g.wrt(p[0]), g.wrt(p[1]), g.wrt(p[2])], [1.0, -2.0, 3.0]);
+    assert_eq!(g.wrt(p[3]), 1e308); // 0.5 1e308 twice
+
     // affine with constant inputs, and mul_add of three leaves: 3 operands and a header each.
     let tape = Tape::<f64, 7>::new();
     let (w0, w1, bias) = (tape.var(2.0), tape.var(-1.0), tape.var(0.5));

@@ -61,6 +61,21 @@ trait Terms<'t, S: Scalar> {
     }
 }
 
+/// The terms of a product `x y` in a dot product: `x` with partial `y` and `y` with partial `x`;
+/// where `x` and `y` are one statement `s` (`sum p^2`), `s` once with partial `s + s`, if that
+/// is finite (as [`LeafDot`] writes a run with itself).
+#[inline(always)]
+fn product<'t, S: Scalar>(x: Var<'t, S>, y: Var<'t, S>, f: &mut impl FnMut(Var<'t, S>, S)) {
+    if x.node & y.node & (x.index[0] == y.index[0]) && x.same_tape(y) {
+        let d = x.value + y.value;
+        if d.is_finite() {
+            return f(x, d);
+        }
+    }
+    f(x, y.value);
+    f(y, x.value);
+}
+
 struct Sum<'a, 't, S: Scalar>(&'a [Var<'t, S>]);
 struct Dot<'a, 't, S: Scalar>(&'a [Var<'t, S>], &'a [Var<'t, S>]);
 struct Affine<'a, 't, S: Scalar>(&'a [Var<'t, S>], &'a [Var<'t, S>], Var<'t, S>);
@@ -84,8 +99,7 @@ impl<'t, S: Scalar> Terms<'t, S> for Dot<'_, 't, S> {
     #[inline(always)]
     fn each(&self, mut f: impl FnMut(Var<'t, S>, S)) {
         for (x, y) in self.0.iter().zip(self.1) {
-            f(*x, y.value);
-            f(*y, x.value);
+            product(*x, *y, &mut f);
         }
     }
     fn bound(&self) -> usize {
@@ -142,9 +156,7 @@ impl<'t, S: Scalar> Terms<'t, S> for LeafDot<'t, S> {
     fn each(&self, mut f: impl FnMut(Var<'t, S>, S)) {
         let leaf = |l: &Leaves<'t, S>, i| l.get(i).unwrap_or(Var::constant(S::ZERO));
         for i in 0..self.0.len().min(self.1.len()) {
-            let (x, y) = (leaf(&self.0, i), leaf(&self.1, i));
-            f(x, y.value);
-            f(y, x.value);
+            product(leaf(&self.0, i), leaf(&self.1, i), &mut f);
         }
     }
     fn bound(&self) -> usize {
@@ -164,6 +176,28 @@ impl<'t, S: Scalar> Terms<'t, S> for LeafDot<'t, S> {
         }
         let (ia, ib) = (self.0.first_index(), self.1.first_index());
         let mut k = 0;
+        if ia == ib {
+            // A run with itself (an L2 penalty, `sum p^2`): a leaf's two operands, each of
+            // partial `p`, are one of partial `p + p` where that is finite (else both, as below),
+            // as [`Dot`] gives them over the leaves' handles.
+            // (A finite `2 p` is left out where it is 0, as `left_out` would: `p` is then
+            // finite too. Where it is not, neither partial `p` is 0.)
+            for (i, x) in (0..).zip(self.0.slots()) {
+                let (v, leaf) = (x.x(), ia.wrapping_add(i));
+                let d = v + v;
+                if d.is_finite() {
+                    if let (false, Some(slot)) = (d.is_zero(), w.get(k)) {
+                        slot.put_operand(leaf, d);
+                        k += 1;
+                    }
+                } else if let Some([a, b]) = w.get(k..k + 2) {
+                    a.put_operand(leaf, v);
+                    b.put_operand(leaf, v);
+                    k += 2;
+                }
+            }
+            return Some(k);
+        }
         for (i, (x, y)) in self.0.slots().iter().zip(self.1.slots()).enumerate() {
             for (leaf, v, d) in [(ia, x.x(), y.x()), (ib, y.x(), x.x())] {
                 if let (false, Some(slot)) = (left_out(v, d, finite), w.get(k)) {
