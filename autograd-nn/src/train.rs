@@ -183,6 +183,22 @@ impl<'t, S: Scalar, const P: usize> Trainer<'t, S, P> {
         params: &[S; P],
         batch: &[Sample<I>],
     ) -> Result<Stats, NnError> {
+        let stats = self.chunks(objective, params, batch);
+        if stats.is_err() {
+            // (The chunks write the gradient as they go: none of it stands after a failure.)
+            self.grads = [S::ZERO; P];
+        }
+        stats
+    }
+
+    /// [`gradient`](Self::gradient): the batch in chunks that fit on the tape, a sweep each, the
+    /// first chunk's gradient written into [`grads`](Self::grads) and each later one's added.
+    fn chunks<L: Loss, const D: usize, const I: usize>(
+        &mut self,
+        objective: &Objective<L, D>,
+        params: &[S; P],
+        batch: &[Sample<I>],
+    ) -> Result<Stats, NnError> {
         objective.check(P, batch)?;
         // The first parameter's id (`objective.check` above has refused a network without).
         let Some(first) = self.first else {
@@ -195,7 +211,6 @@ impl<'t, S: Scalar, const P: usize> Trainer<'t, S, P> {
         self.tape.rewind(self.params_end);
         // The parameters are the leaves recorded in order by `new`: set at once, tested once.
         self.tape.set_values(first, params)?;
-        self.grads = [S::ZERO; P];
         self.sweeps = 0;
         let model = &objective.model;
         let outputs = model.outputs();
@@ -206,7 +221,6 @@ impl<'t, S: Scalar, const P: usize> Trainer<'t, S, P> {
         let mut penalty_pending = with_penalty;
         // Samples a chunk may take; lowered if a chunk overflows the tape.
         let mut max_chunk = usize::MAX;
-        let mut chunk_grads = [S::ZERO; P];
         while start < batch.len() || penalty_pending {
             self.tape.rewind(self.params_end);
             let tape: &TapeView<S> = self.tape;
@@ -304,9 +318,16 @@ impl<'t, S: Scalar, const P: usize> Trainer<'t, S, P> {
                 return Err(NnError::EmptyBatch);
             };
             let grads = tape.backward(total)?;
-            grads.write_leaves(leaves, &mut chunk_grads)?;
-            for (g, c) in self.grads.iter_mut().zip(&chunk_grads) {
-                *g += *c;
+            if self.sweeps == 0 {
+                // The whole batch, when it fits: its gradient is the gradient, written where it
+                // is kept (no array zeroed first, none added up).
+                grads.write_leaves(leaves, &mut self.grads)?;
+            } else {
+                let mut chunk_grads = [S::ZERO; P];
+                grads.write_leaves(leaves, &mut chunk_grads)?;
+                for (g, c) in self.grads.iter_mut().zip(&chunk_grads) {
+                    *g += *c;
+                }
             }
             self.sweeps += 1;
             // The same sum as `chunk_loss * scale + penalty`, without the multiplication by 1

@@ -177,6 +177,27 @@ fn hinge_gradient_matches_the_hand_derived_one() {
 }
 
 #[test]
+fn a_failed_gradient_leaves_no_gradient_behind() {
+    // The gradient is written as the batch's chunks are swept: a call that fails leaves zeros,
+    // not the last call's gradient.
+    let model = Mlp::new([1, 1], Activation::Linear, Activation::Linear);
+    let objective = Objective::new(model, Hinge);
+    let mut tape = Tape::<f64, 32>::new();
+    let params = [0.5, 0.1];
+    let mut trainer = Trainer::new(&mut tape, &params).unwrap();
+    let good = [Sample { x: [0.8], y: 1.0 }];
+    trainer.gradient(&objective, &params, &good).unwrap();
+    assert_eq!(*trainer.grads(), [-0.8, -1.0]);
+    let bad = [Sample {
+        x: [f64::NAN],
+        y: 1.0,
+    }];
+    let err = trainer.gradient(&objective, &params, &bad).unwrap_err();
+    assert_eq!(err, NnError::NonFiniteInput { sample: 0 });
+    assert_eq!(*trainer.grads(), [0.0, 0.0]);
+}
+
+#[test]
 fn a_small_tape_gives_the_same_gradient_in_several_sweeps() {
     const MODEL: Mlp<4> = Mlp::new([2, 8, 8, 1], Activation::Relu, Activation::Linear);
     const P: usize = MODEL.param_count();
@@ -219,8 +240,8 @@ fn a_small_tape_gives_the_same_gradient_in_several_sweeps() {
     assert!(c.passed, "{c}");
 
     // Too small for the penalty together with a sample: the penalty gets a sweep of its own.
-    // (The penalty is one statement of 2P operands: 2P + 1 slots; 20 more are less than a
-    // sample.)
+    // (The penalty is one statement of an operand a nonzero parameter: at most P + 1 slots;
+    // 20 more are less than a sample.)
     let mut tiny = Tape::<f64, { P + 2 * P + 1 + 20 }>::boxed();
     let mut alone = Trainer::new(&mut *tiny, &params).unwrap();
     alone.gradient(&objective, &params, &batch).unwrap();

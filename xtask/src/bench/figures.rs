@@ -281,14 +281,27 @@ impl<'a> Report<'a> {
             },
             met: (!vs.is_empty()).then(|| vs.iter().all(|(_, r)| *r >= 4.0)),
         });
-        // 4. the moons training step within 3x of hand-written backprop.
-        let th = d.get("moons_step/tape_over_hand").copied();
-        t.push(Target {
-            name: "tape / hand-written backprop (moons training step)",
-            goal: "<= 3x".into(),
-            measured: th.map_or("not measured".into(), fmt_ratio),
-            met: th.map(|r| r <= 3.0),
-        });
+        // 4. the moons training step within 3x of hand-written backprop: recorded by the
+        // benchmark's generic loss over handles (`Number` code on the tape), and by autograd-nn's
+        // `Trainer` (the network's parameters as leaves), each a row of its own.
+        for (name, key) in [
+            (
+                "tape / hand-written backprop (moons training step)",
+                "moons_step/tape_over_hand",
+            ),
+            (
+                "autograd-nn Trainer / hand-written backprop (moons training step)",
+                "moons_step/nn_over_hand",
+            ),
+        ] {
+            let r = d.get(key).copied();
+            t.push(Target {
+                name,
+                goal: "<= 3x".into(),
+                measured: r.map_or("not measured".into(), fmt_ratio),
+                met: r.map(|r| r <= 3.0),
+            });
+        }
         // 5. backward ns per recorded operand flat from 10^3 to 10^6 (largest over smallest of
         // the four sizes <= 1.5, for every shape).
         let mut spreads = Vec::new();
