@@ -313,7 +313,8 @@ fn sweep_layer<S: Scalar, const ABOVE: bool>(slots: &[Slot<S>], h: usize, lo: us
         }
         sweep_row::<S, ABOVE>(slots, lo, inputs, a, row, w0 + below.len());
     }
-    // The last one to three, top first: two side by side, then one.
+    // The last one to three, top first, side by side (one alone: `sweep_row`, whose test of a
+    // weight against the mark `lo` passes for every one here, as `grouped` says).
     let [g0, g1, g2, _] = group;
     match n {
         3 => sweep_three::<S, ABOVE>(slots, lo, inputs, [g0, g1, g2]),
