@@ -22,8 +22,8 @@
 //! so that the tape's code does not move their counts. `cargo xtask bench` runs both under
 //! valgrind for its instruction counts (`instructions.rs` in xtask).
 
-use autograd_bench::functions::{point, Function};
-use autograd_bench::modes::reverse_gradient;
+use autograd_bench::functions::{point, Function, Statements};
+use autograd_bench::modes::{reverse_gradient, reverse_gradient_of};
 use autograd_bench::moons::{data, init_params, tape_loss_gradient, PARAMS};
 use autograd_bench::nn_step;
 use autograd_nn::{LearningRate, Sgd};
@@ -108,6 +108,24 @@ fn main() {
                     std::process::exit(2);
                 }
             }
+        }
+        (Some(name @ ("rosenbrock-stmt" | "dense-stmt")), _) => {
+            // The same function with each term one statement (`stmt!`).
+            let f = Statements(if name == "dense-stmt" {
+                Function::Dense
+            } else {
+                Function::Rosenbrock
+            });
+            let (n, reps) = (number(1, 1000), number(2, 10));
+            let x = point(n);
+            let mut g = vec![0.0; n];
+            for _ in 0..reps {
+                if let Err(e) = reverse_gradient_of(&mut tape, &f, &x, &mut g) {
+                    eprintln!("error: {e}");
+                    std::process::exit(2);
+                }
+            }
+            println!("{name} n = {n}: {} slots, g0 = {}", tape.len(), g[0]);
         }
         (_, Some(f)) => {
             let name = f.name();

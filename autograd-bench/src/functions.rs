@@ -2,6 +2,7 @@
 //! and the dual numbers all evaluate the very same code.
 
 use autograd_core::Number;
+use autograd_macros::stmt;
 
 /// The point every benchmark differentiates at: `x_i = 0.5 + 0.01 i` (as the peer timings).
 pub fn point(n: usize) -> Vec<f64> {
@@ -22,6 +23,46 @@ pub fn dense<T: Number>(x: &[T]) -> T {
         sum = sum + a.sin() * b.cos().exp() + (a * b).tanh();
     }
     sum
+}
+
+/// [`rosenbrock`] with each term recorded as one statement: the same text inside `stmt!`
+/// (crate `autograd-macros`), whose partials are derived when compiling. On `f64` and the dual
+/// numbers it is the same expression as [`rosenbrock`].
+#[inline]
+pub fn rosenbrock_statements<T: Number>(x: &[T]) -> T {
+    let mut sum = T::zero();
+    for w in x.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        sum = stmt!(sum + T::from_f64(100.0) * (b - a * a).square() + (T::one() - a).square());
+    }
+    sum
+}
+
+/// [`dense`] with each term recorded as one statement (`stmt!`, as
+/// [`rosenbrock_statements`]).
+#[inline]
+pub fn dense_statements<T: Number>(x: &[T]) -> T {
+    let mut sum = T::zero();
+    for w in x.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        sum = stmt!(sum + a.sin() * b.cos().exp() + (a * b).tanh());
+    }
+    sum
+}
+
+/// A benchmark function written with `stmt!` ([`rosenbrock_statements`], [`dense_statements`]),
+/// for the core's drivers: the same function, each term one statement on a tape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Statements(pub Function);
+
+impl autograd_core::Function for Statements {
+    #[inline]
+    fn eval<T: Number>(&self, x: &[T]) -> T {
+        match self.0 {
+            Function::Rosenbrock => rosenbrock_statements(x),
+            Function::Dense => dense_statements(x),
+        }
+    }
 }
 
 /// The two benchmark functions of `n` inputs, by name (for tables and loops).

@@ -38,6 +38,21 @@ pub fn reverse_gradient<S: Scalar>(
     x: &[S],
     grad: &mut [S],
 ) -> Result<S, TapeError> {
+    reverse_gradient_of(tape, &f, x, grad)
+}
+
+/// [`reverse_gradient`] of any function (the benchmark functions written with `stmt!`:
+/// [`Statements`](crate::functions::Statements)).
+///
+/// # Errors
+/// As [`reverse_gradient`].
+#[inline]
+pub fn reverse_gradient_of<S: Scalar, F: autograd_core::Function>(
+    tape: &mut TapeView<S>,
+    f: &F,
+    x: &[S],
+    grad: &mut [S],
+) -> Result<S, TapeError> {
     tape.clear();
     let tape: &TapeView<S> = tape;
     if x.len() > MAX_INPUTS {

@@ -84,6 +84,7 @@ mod number;
 mod op;
 mod scalar;
 mod scratch;
+mod statement;
 mod tape;
 #[cfg(feature = "testkit")]
 pub mod testkit;
@@ -105,9 +106,10 @@ pub use gradient::{
 pub use hessian::{hessian, hessian_forward, hessian_vec, hessian_vector_product};
 pub use jacobian::{jacobian_forward, jacobian_forward_vec, jacobian_reverse};
 pub use number::Number;
-pub use op::Op;
+pub use op::{rules, Op};
 pub use scalar::Scalar;
 pub use scratch::{MAX_DIMENSION, SCRATCH_STACK_BYTES};
+pub use statement::Statement;
 pub use tape::{Gradients, Leaves, Mark, Node, NodeId, Slot, Tape, TapeView, Vars, MAX_CAPACITY};
 pub use var::{Activate, Var};
 

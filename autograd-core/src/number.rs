@@ -4,6 +4,8 @@
 use core::iter::{Product, Sum};
 use core::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Sub, SubAssign};
 
+use crate::Statement;
+
 /// Everything a differentiable function may do with its arguments.
 ///
 /// Implemented by the plain scalars (`f32`, `f64`), the dual numbers of forward mode and the tape
@@ -163,6 +165,30 @@ pub trait Number:
     #[inline]
     fn affine(w: &[Self], x: &[Self], b: Self) -> Self {
         w.iter().zip(x).fold(b, |s, (wi, xi)| s + *wi * *xi)
+    }
+    /// The expression `e` of the values `leaves` (see [`Statement`]): evaluated operation by
+    /// operation, as written, except on a tape, where it is one statement whose partials come
+    /// from `e`'s straight-line derivative, unless a value or partial is not finite (then the
+    /// operations are recorded one by one, so NaN provenance names the one that made it) or the
+    /// leaves belong to two tapes (the error the operations report). `stmt!` (crate
+    /// `autograd-macros`) calls it.
+    ///
+    /// ```
+    /// use autograd_core::{rules, Number, Op, Scalar, Statement};
+    /// struct Square;
+    /// impl Statement<1> for Square {
+    ///     const OP: Op = Op::Square;
+    ///     fn eval<N: Number>(&self, [x]: [N; 1]) -> N { x.square() }
+    ///     fn jacobian<S: Scalar>(&self, [x]: [S; 1]) -> (S, [S; 1]) {
+    ///         let (y, d) = rules::square(x);
+    ///         (y, [d])
+    ///     }
+    /// }
+    /// assert_eq!(f64::statement(&Square, [3.0]), 9.0);
+    /// ```
+    #[inline(always)]
+    fn statement<E: Statement<L>, const L: usize>(e: &E, leaves: [Self; L]) -> Self {
+        e.eval(leaves)
     }
     /// A dense layer's pre-activations: `y[j] = affine(w_j, x, b_j)` for each row `j`, where
     /// `params` holds the rows one after another, each `x.len()` weights then the bias (the

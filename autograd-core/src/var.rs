@@ -22,6 +22,7 @@ mod layer;
 mod merge;
 mod nary;
 mod ops;
+mod statement;
 
 pub use layer::Activate;
 use merge::{

@@ -1,0 +1,326 @@
+//! `stmt!` against independent references: the hand-derived gradient and Hessian of
+//! Rosenbrock, micrograd's printed gradients, and the tape's operation-by-operation recording of
+//! the same expression (every operation of the table, by an exhaustive match); the statements it
+//! writes counted slot by slot; and every fallback (a non-finite value, two tapes, a full tape,
+//! constants) giving what the operations give.
+
+use autograd_core::testkit::{rosenbrock, rosenbrock_gradient, rosenbrock_hessian, MICROGRAD};
+use autograd_core::{
+    gradient_reverse, hessian, Dual, Error, Function, Number, Op, Tape, TapeError, Var, Q16,
+};
+use autograd_macros::stmt;
+use proptest::prelude::*;
+
+/// Rosenbrock, each term one statement.
+fn rosenbrock_statements<T: Number>(x: &[T]) -> T {
+    let mut sum = T::zero();
+    for w in x.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        sum = stmt!(sum + T::from_f64(100.0) * (b - a * a).square() + (T::one() - a).square());
+    }
+    sum
+}
+
+struct Statements;
+impl Function for Statements {
+    fn eval<T: Number>(&self, x: &[T]) -> T {
+        rosenbrock_statements(x)
+    }
+}
+
+#[test]
+fn rosenbrock_in_statements_has_the_hand_derived_gradient() {
+    let x: Vec<f64> = (0..12)
+        .map(|i| 0.5 + 0.13 * i as f64 - 0.02 * (i * i) as f64)
+        .collect();
+    // On f64 it is the function itself, bit for bit.
+    assert_eq!(rosenbrock_statements(&x), rosenbrock(&x));
+    let mut tape = Tape::<f64, 256>::new();
+    let mut g = vec![0.0; x.len()];
+    let y = gradient_reverse(&Statements, &mut tape, &x, &mut g).unwrap();
+    assert_eq!(y, rosenbrock(&x));
+    let mut want = vec![0.0; x.len()];
+    rosenbrock_gradient(&x, &mut want);
+    for (got, want) in g.iter().zip(&want) {
+        assert!(
+            (got - want).abs() <= 1e-12 * want.abs().max(1.0),
+            "{got} vs {want}"
+        );
+    }
+}
+
+#[test]
+fn a_term_is_one_statement_of_its_three_values() {
+    // Leaves x0, x1, x2 in slots 0-2. Term 1: sum is the constant 0, so the term depends on
+    // x0 and x1 only: two pending pairs, nothing written. Term 2: sum (two pairs) + x1, x2:
+    // one statement of the four pairs {x0, x1 (from sum), x1, x2}, slots 3-7.
+    let tape = Tape::<f64, 16>::new();
+    let x = [tape.var(0.0), tape.var(1.0), tape.var(2.0)];
+    let first = rosenbrock_statements(&x[..2]);
+    assert_eq!((tape.len(), first.id()), (3, None));
+    let y = rosenbrock_statements(&x);
+    assert_eq!(tape.len(), 8);
+    let node = tape.node(y.id().expect("a statement")).unwrap();
+    assert_eq!((node.op, node.value), (Op::Add, 201.0));
+    let g = tape.backward(y).unwrap();
+    // By hand (rosenbrock_gradient's formula): t0 = 1, t1 = 1.
+    assert_eq!(
+        [g.wrt(x[0]), g.wrt(x[1]), g.wrt(x[2])],
+        [-2.0, -200.0, 200.0]
+    );
+}
+
+#[test]
+fn rosenbrock_in_statements_has_the_hand_derived_hessian() {
+    // Forward over reverse: the statement's partials computed on dual numbers.
+    let x = [0.3, -1.2, 0.8, 2.0];
+    let mut tape = Tape::<Dual<f64>, 128>::new();
+    let (mut g, mut h) = ([0.0; 4], [0.0; 16]);
+    hessian(&Statements, &mut tape, &x, &mut g, &mut h).unwrap();
+    let mut want = [0.0; 16];
+    rosenbrock_hessian(&x, &mut want);
+    for (got, want) in h.iter().zip(&want) {
+        assert!(
+            (got - want).abs() <= 1e-12 * want.abs().max(1.0),
+            "{got} vs {want}"
+        );
+    }
+}
+
+/// micrograd's README function, each of its lines one `stmt!`.
+fn micrograd<T: Number>(a: T, b: T) -> T {
+    let mut c = stmt!(a + b);
+    let mut d = stmt!(a * b + b.powi(3));
+    c = stmt!(c + (c + 1.0));
+    c = stmt!(c + (1.0 + c + (-a)));
+    d = stmt!(d + (d * 2.0 + (b + a).relu()));
+    d = stmt!(d + (3.0 * d + (b - a).relu()));
+    let e = stmt!(c - d);
+    let f = stmt!(e.powi(2));
+    let g = stmt!(f / 2.0);
+    stmt!(g + 10.0 / f)
+}
+
+#[test]
+fn micrograd_in_statements_prints_its_readme_gradients() {
+    let tape = Tape::<f64, 64>::new();
+    let (a, b) = (tape.var(MICROGRAD.x[0]), tape.var(MICROGRAD.x[1]));
+    let g = micrograd(a, b);
+    let grads = tape.backward(g).unwrap();
+    assert!(MICROGRAD.agrees(g.value(), &[grads.wrt(a), grads.wrt(b)], 1e-12));
+    assert_eq!(g.value(), micrograd(MICROGRAD.x[0], MICROGRAD.x[1]));
+}
+
+/// `op` applied to `x` inside one statement with `y` and `z`, and the same expression operation
+/// by operation: `None` for the operations `stmt!` does not name (leaves, n-ary statements, the
+/// constant folds, which `stmt!` makes of constants itself). Exhaustive, so an operation added to
+/// the table fails to compile here until `stmt!` is tested with it.
+#[allow(clippy::type_complexity)]
+fn both<'t>(
+    op: Op,
+    x: Var<'t, f64>,
+    y: Var<'t, f64>,
+    z: Var<'t, f64>,
+) -> Option<[Var<'t, f64>; 2]> {
+    macro_rules! pair {
+        ($($e:tt)*) => {
+            [stmt!($($e)*), $($e)*]
+        };
+    }
+    Some(match op {
+        Op::Leaf | Op::Sum | Op::Dot | Op::MulAdd | Op::Scale | Op::Shift => return None,
+        Op::Add => pair!(x + y * z),
+        Op::Sub => pair!(x - y * z),
+        Op::Mul => pair!(x * y + z),
+        Op::Div => pair!(x / y + z),
+        Op::Pow => pair!(x.abs().pow(y) * z),
+        Op::Max => pair!(x.max(y) * z),
+        Op::Min => pair!(x.min(y) * z),
+        Op::Atan2 => pair!(x.atan2(y) * z),
+        Op::Hypot => pair!(x.hypot(y) * z),
+        Op::Neg => pair!(-x * y + z),
+        Op::Square => pair!(x.square() * y + z),
+        Op::Powi => pair!(x.powi(3) * y + z),
+        Op::Powf => pair!(x.abs().powf(1.5) * y + z),
+        Op::Exp => pair!(x.exp() * y + z),
+        Op::Ln => pair!(x.abs().ln() * y + z),
+        Op::Sqrt => pair!(x.abs().sqrt() * y + z),
+        Op::Sin => pair!(x.sin() * y + z),
+        Op::Cos => pair!(x.cos() * y + z),
+        Op::Tan => pair!(x.tan() * y + z),
+        Op::Tanh => pair!(x.tanh() * y + z),
+        Op::Sigmoid => pair!(x.sigmoid() * y + z),
+        Op::Relu => pair!(x.relu() * y + z),
+        Op::LeakyRelu => pair!(x.leaky_relu(0.1) * y + z),
+        Op::Abs => pair!(x.abs() * y + z),
+        Op::Softplus => pair!(x.softplus() * y + z),
+        Op::Atan => pair!(x.atan() * y + z),
+        Op::Asin => pair!((x * 0.3).asin() * y + z),
+        Op::Acos => pair!((x * 0.3).acos() * y + z),
+        Op::Sinh => pair!(x.sinh() * y + z),
+        Op::Cosh => pair!(x.cosh() * y + z),
+        Op::Log2 => pair!(x.abs().log2() * y + z),
+        Op::Log10 => pair!(x.abs().log10() * y + z),
+        Op::Exp2 => pair!(x.exp2() * y + z),
+        Op::Cbrt => pair!(x.cbrt() * y + z),
+    })
+}
+
+proptest! {
+    #[test]
+    fn every_operation_in_a_statement_differentiates_as_the_operations_do(
+        x in -3.0f64..3.0,
+        y in 0.2f64..2.5,
+        z in -2.0f64..2.0,
+    ) {
+        for &op in Op::ALL {
+            let tape = Tape::<f64, 64>::new();
+            let (vx, vy, vz) = (tape.var(x), tape.var(y), tape.var(z));
+            let Some([s, o]) = both(op, vx, vy, vz) else { continue };
+            // Both are finite at these points (the statement is not falling back).
+            prop_assert!(s.value().is_finite(), "{op}");
+            prop_assert_eq!(s.value(), o.value(), "{}", op);
+            let gs = tape.backward(s).unwrap();
+            let gs = [gs.wrt(vx), gs.wrt(vy), gs.wrt(vz)];
+            let go = tape.backward(o).unwrap();
+            let go = [go.wrt(vx), go.wrt(vy), go.wrt(vz)];
+            for (a, b) in gs.iter().zip(&go) {
+                prop_assert!((a - b).abs() <= 1e-13 * b.abs().max(1.0), "{}: {:?} vs {:?}", op, gs, go);
+            }
+        }
+    }
+}
+
+#[test]
+fn every_operation_makes_one_statement() {
+    // Three leaves (slots 0-2), then one statement of three operands, its header in slot 6,
+    // labelled with the operation at the expression's root, for every operation `stmt!` names,
+    // at a point where no partial is 0 (but `max` and `min`'s).
+    for &op in Op::ALL {
+        let tape = Tape::<f64, 64>::new();
+        let (x, y, z) = (tape.var(0.7), tape.var(1.3), tape.var(-0.4));
+        let Some([s, _]) = both(op, x, y, z) else {
+            continue;
+        };
+        if matches!(op, Op::Max | Op::Min) {
+            // The one not chosen has partial 0 and is not an operand: two remain, kept in the
+            // handle, and the statement is not written.
+            assert_eq!(s.id(), None, "{op}");
+            continue;
+        }
+        let id = s.id().unwrap_or_else(|| panic!("{op}: written"));
+        let node = tape.node(id).unwrap();
+        let root = match op {
+            Op::Sub => Op::Sub,
+            Op::Pow | Op::Max | Op::Min | Op::Atan2 | Op::Hypot => Op::Mul,
+            _ => Op::Add,
+        };
+        assert_eq!((id.index(), node.op, node.operands), (6, root, 3), "{op}");
+    }
+}
+
+#[test]
+fn a_non_finite_value_is_recorded_operation_by_operation() {
+    // ln(0) = -inf: the statement falls back to the operations, so NaN provenance names `ln`
+    // (slots: 0 x, 1 y, 2 z, 3-4 ln x written as its own statement), as without `stmt!`.
+    let tape = Tape::<f64, 32>::new();
+    let (x, y, z) = (tape.var(0.0), tape.var(2.0), tape.var(1.0));
+    let s = stmt!(x.ln() * y + z);
+    assert_eq!(s.value(), f64::NEG_INFINITY);
+    let a = tape.non_finite_origin(s).unwrap();
+    assert_eq!((a.index, a.op), (4, Op::Ln));
+    assert_eq!(
+        tape.backward_checked(s).unwrap_err(),
+        Error::NonFinite {
+            statement: 4,
+            op: Op::Ln,
+            in_gradient: false
+        }
+    );
+}
+
+#[test]
+fn leaves_of_two_tapes_are_the_operations_error() {
+    let (t1, t2) = (Tape::<f64, 16>::new(), Tape::<f64, 16>::new());
+    let (a, b, c) = (t1.var(1.0), t2.var(2.0), t1.var(3.0));
+    let y = stmt!(a * b + c);
+    assert_eq!(y.value(), 5.0);
+    assert_eq!(t1.backward(y).unwrap_err(), TapeError::ForeignVar);
+    assert_eq!(t1.check(), Err(TapeError::ForeignVar));
+    assert_eq!(t2.check(), Err(TapeError::ForeignVar));
+}
+
+#[test]
+fn a_full_tape_is_the_sticky_error_and_values_stay_right() {
+    // Three leaves fill the tape: the statement does not fit (its value is still right), and
+    // the error says so.
+    let tape = Tape::<f64, 3>::new();
+    let (x, y, z) = (tape.var(1.0), tape.var(2.0), tape.var(3.0));
+    let s = stmt!(x * y + z.sin());
+    assert_eq!(s.value(), 2.0 + 3.0_f64.sin());
+    assert!(matches!(
+        tape.backward(s),
+        Err(TapeError::CapacityExceeded { capacity: 3, .. })
+    ));
+    // Room for the largest statement three leaves make (seven slots) is not needed when the
+    // statement is smaller: four slots for three operands and a header.
+    let tape = Tape::<f64, 7>::new();
+    let (x, y, z) = (tape.var(1.0), tape.var(2.0), tape.var(3.0));
+    let s = stmt!(x * y + z.sin());
+    assert_eq!(tape.len(), 7);
+    let g = tape.backward(s).unwrap();
+    assert_eq!([g.wrt(x), g.wrt(y), g.wrt(z)], [2.0, 1.0, 3.0_f64.cos()]);
+}
+
+#[test]
+fn constants_make_a_constant_and_a_zero_partial_sends_nothing() {
+    let tape = Tape::<f64, 16>::new();
+    let c = Var::constant(2.0);
+    assert!(stmt!(c * c + 1.0).is_constant());
+    // relu below 0 is flat: x sends nothing, and neither does y (its partial relu(x) is 0), so
+    // the result depends on z alone and nothing is written.
+    let (x, y, z) = (tape.var(-1.0), tape.var(5.0), tape.var(3.0));
+    let s = stmt!(x.relu() * y + z);
+    assert_eq!((s.value(), tape.len()), (3.0, 3));
+    let g = tape.backward(s).unwrap();
+    assert_eq!([g.wrt(x), g.wrt(y), g.wrt(z)], [0.0, 0.0, 1.0]);
+}
+
+#[test]
+fn a_leaf_is_evaluated_once_in_order() {
+    let mut calls = Vec::new();
+    let mut leaf = |name: &'static str, v: f64| {
+        calls.push(name);
+        v
+    };
+    // `a` named twice is one leaf; a call is a leaf of its own, evaluated once.
+    let a = 3.0_f64;
+    let y = stmt!(a * leaf("first", 2.0) + a * leaf("second", 5.0));
+    assert_eq!(y, 21.0);
+    assert_eq!(calls, ["first", "second"]);
+}
+
+#[test]
+fn other_number_types_evaluate_the_expression_as_written() {
+    let (a, b) = (Dual::new(0.5, 1.0), Dual::constant(2.0));
+    assert_eq!(stmt!(a.sin() * b + a), a.sin() * b + a);
+    let (p, q) = (Q16::from_f64(0.5), Q16::from_f64(2.0));
+    assert_eq!(stmt!(p * q + 1.0), p * q + Q16::from_f64(1.0));
+    let (u, v) = (0.25_f32, 4.0_f32);
+    assert_eq!(stmt!(u.exp() * v - u), Number::exp(u) * v - u);
+}
+
+#[test]
+fn a_tape_of_fixed_point_records_statements() {
+    let tape = Tape::<Q16, 16>::new();
+    let (x, y, z) = (
+        tape.var(Q16::from_f64(1.5)),
+        tape.var(Q16::from_f64(2.0)),
+        tape.var(Q16::from_f64(0.25)),
+    );
+    let s = stmt!(x * y + z * x);
+    let g = tape.backward(s).unwrap();
+    assert_eq!(g.wrt(x), Q16::from_f64(2.25));
+    assert_eq!(g.wrt(y), Q16::from_f64(1.5));
+    assert_eq!(g.wrt(z), Q16::from_f64(1.5));
+}
