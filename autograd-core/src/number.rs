@@ -178,17 +178,18 @@ pub trait Number:
     /// struct Square;
     /// impl Statement<1> for Square {
     ///     const OP: Op = Op::Square;
+    ///     const CUTS: bool = false;
     ///     fn eval<N: Number>(&self, [x]: [N; 1]) -> N { x.square() }
     ///     fn jacobian<S: Scalar>(&self, [x]: [S; 1]) -> (S, [S; 1]) {
     ///         let (y, d) = rules::square(x);
     ///         (y, [d])
     ///     }
     /// }
-    /// assert_eq!(f64::statement(&Square, [3.0]), 9.0);
+    /// assert_eq!(f64::statement(&Square, [&3.0]), 9.0);
     /// ```
     #[inline(always)]
-    fn statement<E: Statement<L>, const L: usize>(e: &E, leaves: [Self; L]) -> Self {
-        e.eval(leaves)
+    fn statement<E: Statement<L>, const L: usize>(e: &E, leaves: [&Self; L]) -> Self {
+        e.eval(leaves.map(|x| *x))
     }
     /// A dense layer's pre-activations: `y[j] = affine(w_j, x, b_j)` for each row `j`, where
     /// `params` holds the rows one after another, each `x.len()` weights then the bias (the

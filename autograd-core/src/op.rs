@@ -252,7 +252,13 @@ impl Op {
     /// of the derivative in the recording (a Rosenbrock term's two squares), and an infinite
     /// adjoint times that 0 is NaN, as in PyTorch (`d/dx ln(x^2)` at 0). The operations between
     /// two values never cut (`x * y` at `y = 0` keeps `x` with a partial of 0).
-    pub(crate) const fn has_flat_regions(self) -> bool {
+    ///
+    /// ```
+    /// use autograd_core::Op;
+    /// assert!(Op::Relu.has_flat_regions() && Op::Tanh.has_flat_regions());
+    /// assert!(!Op::Square.has_flat_regions() && !Op::Mul.has_flat_regions());
+    /// ```
+    pub const fn has_flat_regions(self) -> bool {
         self.derivative() & FLAT != 0
     }
 

@@ -19,6 +19,7 @@ use crate::{Number, Op, Scalar};
 /// struct Example;
 /// impl Statement<2> for Example {
 ///     const OP: Op = Op::Add;
+///     const CUTS: bool = false;
 ///     fn eval<N: Number>(&self, [a, b]: [N; 2]) -> N {
 ///         a * b + a.sin()
 ///     }
@@ -30,10 +31,10 @@ use crate::{Number, Op, Scalar};
 ///     }
 /// }
 ///
-/// assert_eq!(f64::statement(&Example, [2.0, 3.0]), 6.0 + 2.0_f64.sin());
+/// assert_eq!(f64::statement(&Example, [&2.0, &3.0]), 6.0 + 2.0_f64.sin());
 /// let tape = Tape::<f64, 16>::new();
 /// let (a, b) = (tape.var(2.0), tape.var(3.0));
-/// let y = Number::statement(&Example, [a, b]);
+/// let y = Number::statement(&Example, [&a, &b]);
 /// let g = tape.backward(y)?;
 /// assert_eq!((g.wrt(a), g.wrt(b)), (3.0 + 2.0_f64.cos(), 2.0));
 /// # Ok::<(), autograd_core::Error>(())
@@ -41,6 +42,12 @@ use crate::{Number, Op, Scalar};
 pub trait Statement<const L: usize> {
     /// The operation at the expression's root: the label of the statement it is written as.
     const OP: Op;
+    /// `true` if the expression holds an operation that is flat over intervals
+    /// ([`Op::has_flat_regions`]: `relu`, a saturated `tanh`, ...): then a leaf whose partial is
+    /// exactly 0 is not an operand of the statement (it sends nothing back, not even to an
+    /// infinite adjoint), as such an operation's zero derivative cuts the dependence operation
+    /// by operation. `false`: every leaf's pairs are operands, as `x * y` at `y = 0` keeps `x`.
+    const CUTS: bool;
     /// The expression over any [`Number`], operation by operation.
     fn eval<N: Number>(&self, leaves: [N; L]) -> N;
     /// The expression's value and its partial derivative with respect to each leaf, at

@@ -41,11 +41,13 @@
 //! A variable or index named twice (`a * a`) is one leaf. Number literals are `f64` constants
 //! (`T::from_f64`).
 //!
-//! What it changes on a tape, besides the cost: an operand whose partial is exactly zero is not
-//! written (a zero derivative cuts, as the operations' does where a function is flat, so an
-//! infinite adjoint sends nothing to it, where `x * y` at `y = 0` operation by operation sends
-//! NaN); partials are computed with the table's rules in a different order, so a gradient may
-//! differ from the operation-by-operation one in the last bits. Where a value or a partial is
+//! What it changes on a tape, besides the cost: in an expression that holds an operation flat
+//! over intervals (`relu`, `tanh`, ...), a leaf whose partial is exactly zero is not an operand
+//! (it sends nothing back, not even to an infinite adjoint), as that operation's zero derivative
+//! cuts the dependence operation by operation, but here also where the zero came from elsewhere
+//! in the expression (`x * y` at `y = 0`, which operation by operation keeps `x`); partials are
+//! computed with the table's rules in another order, so a gradient may differ from the
+//! operation-by-operation one in the last bits. Where a value or a partial is
 //! not finite, or the leaves belong to two tapes, the operations are recorded one by one as
 //! without `stmt!`, so NaN provenance and the errors are the same.
 
@@ -398,11 +400,20 @@ impl Tree {
             Node::Neg(_) => Ident::new("Neg", Span::call_site()),
             Node::Unary { variant, .. } | Node::Binary { variant, .. } => variant.clone(),
         };
+        // Whether a zero partial cuts (`Statement::CUTS`): where a one-input operation flat over
+        // intervals is in the expression.
+        let flat = self.nodes.iter().filter_map(|n| match n {
+            Node::Unary { variant, .. } => {
+                Some(quote!(|| ::autograd_core::Op::#variant.has_flat_regions()))
+            }
+            _ => None,
+        });
         quote! {{
             struct __Statement;
             #[allow(clippy::all, unused, non_snake_case)]
             impl ::autograd_core::Statement<#l> for __Statement {
                 const OP: ::autograd_core::Op = ::autograd_core::Op::#variant;
+                const CUTS: bool = false #(#flat)*;
                 #[inline(always)]
                 fn eval<N: ::autograd_core::Number>(&self, [#(#xs),*]: [N; #l]) -> N {
                     #eval
@@ -412,7 +423,7 @@ impl Tree {
                     #jacobian
                 }
             }
-            ::autograd_core::Number::statement(&__Statement, [#(#leaves),*])
+            ::autograd_core::Number::statement(&__Statement, [#(&(#leaves)),*])
         }}
     }
 }

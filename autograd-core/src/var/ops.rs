@@ -180,7 +180,7 @@ impl<'a, 't, S: Scalar> core::iter::Product<&'a Var<'t, S>> for Var<'t, S> {
 
 impl<'t, S: Scalar> Number for Var<'t, S> {
     #[inline(always)]
-    fn statement<E: crate::Statement<L>, const L: usize>(e: &E, leaves: [Self; L]) -> Self {
+    fn statement<E: crate::Statement<L>, const L: usize>(e: &E, leaves: [&Self; L]) -> Self {
         Var::of_statement(e, leaves)
     }
     #[inline(always)]
