@@ -20,7 +20,7 @@ mod reference;
 
 use autograd_bench::batch::{batch, check_parallel, check_sequential};
 use autograd_bench::facts::{self, QUICK_SIZES, REFERENCE_SIZES, SCALING_OPERANDS, SIZES};
-use autograd_bench::functions::{point, Function};
+use autograd_bench::functions::{point, Function, Statements};
 use autograd_bench::harness::{config, quick, wall_clock};
 use autograd_bench::modes::central_differences;
 use autograd_bench::scaling::{record_chain, record_wide_sum};
@@ -48,7 +48,7 @@ fn as_f32(x: &[f64]) -> Vec<f32> {
 }
 
 /// Plain evaluation, hand-written gradient, reverse mode (f64, f32; the core's
-/// `gradient_reverse`), recording alone, forward mode (`Dual`, n passes; `DualVec<f64, 8>`,
+/// `gradient_reverse`; f64 again with each term one statement, `stmt!`), recording alone, forward mode (`Dual`, n passes; `DualVec<f64, 8>`,
 /// n/8 passes), central differences, (Rosenbrock only) the micrograd-style graph, and at
 /// n = 10, 100, 1000 the reference crates (easy-ml's reverse-mode `Record`, num-dual's `Dual64`,
 /// n passes), for each n.
@@ -79,6 +79,12 @@ fn modes<M: Measurement>(c: &mut Criterion<M>) {
                 tape.clear();
                 group.bench_with_input(BenchmarkId::new("reverse_f64", n), &x, |b, x| {
                     b.iter(|| gradient_reverse(&f, &mut tape, black_box(x), &mut g).unwrap())
+                });
+                // The same function with each term one statement (`stmt!`).
+                group.bench_with_input(BenchmarkId::new("reverse_stmt_f64", n), &x, |b, x| {
+                    b.iter(|| {
+                        gradient_reverse(&Statements(f), &mut tape, black_box(x), &mut g).unwrap()
+                    })
                 });
                 group.bench_with_input(BenchmarkId::new("record_f64", n), &x, |b, x| {
                     b.iter(|| record_only(&mut tape, f, black_box(x)))

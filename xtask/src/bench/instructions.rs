@@ -78,6 +78,13 @@ fn workloads() -> Vec<Workload> {
                 (plain, 2 * plain),
             );
             push(format!("{f}/reverse/{n}"), Bin::Tape, &args, (few, 2 * few));
+            // The same function with each term one statement (`stmt!`).
+            push(
+                format!("{f}/stmt/{n}"),
+                Bin::Tape,
+                &[&format!("{f}-stmt"), &ns, "{}"],
+                (few, 2 * few),
+            );
             // The same gradient, from the build with `outlined-ops`.
             push(
                 format!("{f}/outlined/{n}"),
@@ -203,14 +210,21 @@ pub fn derive(facts: &BTreeMap<String, f64>, d: &mut BTreeMap<String, f64>) {
     let get = |k: String| facts.get(&format!("instr/{k}")).copied();
     for f in FUNCTIONS {
         for n in SIZES {
-            let (plain, rev, easy, outlined) = (
+            let (plain, rev, easy, outlined, stmt) = (
                 get(format!("{f}/plain/{n}")),
                 get(format!("{f}/reverse/{n}")),
                 get(format!("{f}/easy_ml/{n}")),
                 get(format!("{f}/outlined/{n}")),
+                get(format!("{f}/stmt/{n}")),
             );
             if let (Some(p), Some(r)) = (plain, rev) {
                 d.insert(format!("instr_ratio/{f}/reverse/{n}"), r / p);
+            }
+            if let (Some(p), Some(r)) = (plain, stmt) {
+                d.insert(format!("instr_ratio/{f}/stmt/{n}"), r / p);
+            }
+            if let (Some(e), Some(r)) = (easy, stmt) {
+                d.insert(format!("instr_ratio/{f}/easy_ml_over_stmt/{n}"), e / r);
             }
             if let (Some(o), Some(r)) = (outlined, rev) {
                 d.insert(format!("instr_ratio/{f}/outlined_over_reverse/{n}"), o / r);
@@ -242,8 +256,9 @@ pub fn render(r: &Report, s: &mut String) {
          tape's code does not move their counts) in the same run: the same for every run of the \
          same code, whatever the machine's load.\n\n\
          | function | n | plain f64 | reverse | reverse / plain | easy-ml Record | easy-ml / this | \
-         reverse, `outlined-ops` | outlined / inlined |\n\
-         |---|---:|---:|---:|---:|---:|---:|---:|---:|"
+         reverse, `stmt!` | `stmt!` / plain | easy-ml / `stmt!` | reverse, `outlined-ops` | \
+         outlined / inlined |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     );
     let count = |v: Option<f64>| v.map_or("–".into(), thousands);
     let ratio = |k: String| r.derived.get(&k).map_or("–".into(), |v| fmt_ratio(*v));
@@ -251,12 +266,15 @@ pub fn render(r: &Report, s: &mut String) {
         for n in SIZES {
             let _ = writeln!(
                 s,
-                "| {f} | {n} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {f} | {n} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 count(get(format!("{f}/plain/{n}"))),
                 count(get(format!("{f}/reverse/{n}"))),
                 ratio(format!("instr_ratio/{f}/reverse/{n}")),
                 count(get(format!("{f}/easy_ml/{n}"))),
                 ratio(format!("instr_ratio/{f}/easy_ml_over_reverse/{n}")),
+                count(get(format!("{f}/stmt/{n}"))),
+                ratio(format!("instr_ratio/{f}/stmt/{n}")),
+                ratio(format!("instr_ratio/{f}/easy_ml_over_stmt/{n}")),
                 count(get(format!("{f}/outlined/{n}"))),
                 ratio(format!("instr_ratio/{f}/outlined_over_reverse/{n}")),
             );
@@ -340,21 +358,37 @@ pub fn targets(d: &BTreeMap<String, f64>) -> Vec<Target> {
             .collect::<Vec<_>>()
             .join(", ")
     };
-    for (name, f, ns, limit) in [
+    for (name, f, mode, ns, limit) in [
         (
             "reverse gradient / plain evaluation, Rosenbrock, in instructions",
             "rosenbrock",
+            "reverse",
+            &SIZES[..],
+            8.0,
+        ),
+        (
+            "reverse gradient / plain evaluation, Rosenbrock, `stmt!`, in instructions",
+            "rosenbrock",
+            "stmt",
             &SIZES[..],
             8.0,
         ),
         (
             "reverse gradient / plain evaluation, dense, in instructions",
             "dense",
+            "reverse",
+            &SIZES[1..],
+            2.0,
+        ),
+        (
+            "reverse gradient / plain evaluation, dense, `stmt!`, in instructions",
+            "dense",
+            "stmt",
             &SIZES[1..],
             2.0,
         ),
     ] {
-        let got = cells(&|n| format!("instr_ratio/{f}/reverse/{n}"), ns);
+        let got = cells(&|n| format!("instr_ratio/{f}/{mode}/{n}"), ns);
         if got.len() == ns.len() {
             t.push(Target {
                 name,
@@ -364,17 +398,25 @@ pub fn targets(d: &BTreeMap<String, f64>) -> Vec<Target> {
             });
         }
     }
-    let easy = cells(
-        &|n| format!("instr_ratio/rosenbrock/easy_ml_over_reverse/{n}"),
-        &SIZES,
-    );
-    if easy.len() == SIZES.len() {
-        t.push(Target {
-            name: "easy-ml Record / this tape, Rosenbrock, in instructions",
-            goal: ">= 4x".into(),
-            measured: at(&easy),
-            met: Some(easy.iter().all(|(_, r)| *r >= 4.0)),
-        });
+    for (name, key) in [
+        (
+            "easy-ml Record / this tape, Rosenbrock, in instructions",
+            "easy_ml_over_reverse",
+        ),
+        (
+            "easy-ml Record / this tape, Rosenbrock, `stmt!`, in instructions",
+            "easy_ml_over_stmt",
+        ),
+    ] {
+        let easy = cells(&|n| format!("instr_ratio/rosenbrock/{key}/{n}"), &SIZES);
+        if easy.len() == SIZES.len() {
+            t.push(Target {
+                name,
+                goal: ">= 4x".into(),
+                measured: at(&easy),
+                met: Some(easy.iter().all(|(_, r)| *r >= 4.0)),
+            });
+        }
     }
     for (name, key) in [
         (
@@ -451,6 +493,8 @@ mod tests {
             facts.insert(format!("instr/rosenbrock/easy_ml/{n}"), 300.0 * n as f64);
             facts.insert(format!("instr/rosenbrock/outlined/{n}"), 120.0 * n as f64);
         }
+        facts.insert("instr/rosenbrock/stmt/100".into(), 700.0);
+        facts.insert("instr/rosenbrock/stmt/1000".into(), 7500.0);
         facts.insert("instr/dense/plain/1000".into(), 100.0);
         facts.insert("instr/dense/reverse/1000".into(), 250.0);
         facts.insert("instr/moons/hand".into(), 100.0);
@@ -465,6 +509,15 @@ mod tests {
         let t = targets(&d);
         let met = |name: &str| t.iter().find(|t| t.name.contains(name)).unwrap().met;
         assert_eq!(met("Rosenbrock, in"), Some(true)); // 8x at both n
+        assert_eq!(d["instr_ratio/rosenbrock/stmt/100"], 0.7);
+        assert_eq!(met("Rosenbrock, `stmt!`, in"), Some(true)); // 0.7x, 0.75x
+        assert_eq!(d["instr_ratio/rosenbrock/easy_ml_over_stmt/1000"], 40.0);
+        assert_eq!(
+            met("easy-ml Record / this tape, Rosenbrock, `stmt!`"),
+            Some(true)
+        );
+        // dense counted without `stmt!`: no row for it.
+        assert!(!t.iter().any(|t| t.name.contains("dense, `stmt!`")));
         assert_eq!(met("dense"), Some(false)); // 2.5x
         assert_eq!(met("easy-ml"), Some(false)); // 3.75x
         assert_eq!(met("moons loss"), Some(false)); // 7x

@@ -87,20 +87,25 @@ impl Report<'_> {
                 "\nThe reference crates in the same run (cost / plain f64 evaluation; easy-ml's \
                  reverse-mode `Record`, num-dual's forward-mode `Dual64`, n passes):\n\n\
                  | function | n | plain f64 | this reverse | easy-ml Record | easy-ml / this | \
-                 this fwd Dual | num-dual Dual64 |\n|---|---:|---:|---:|---:|---:|---:|---:|"
+                 this reverse, `stmt!` | easy-ml / this, `stmt!` | this fwd Dual | num-dual Dual64 \
+                 |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
             );
             for (f, n) in refs {
                 let cell = |mode: &str| self.ratio(f, mode, n).map_or("–".into(), fmt_ratio);
-                let vs = self
-                    .derived
-                    .get(&format!("easy_ml_over_reverse/{f}/{n}"))
-                    .map_or("–".into(), |r| fmt_ratio(*r));
+                let vs = |key: &str| {
+                    self.derived
+                        .get(&format!("{key}/{f}/{n}"))
+                        .map_or("–".into(), |r| fmt_ratio(*r))
+                };
                 let _ = writeln!(
                     s,
-                    "| {f} | {n} | {} | {} | {} | {vs} | {} | {} |",
+                    "| {f} | {n} | {} | {} | {} | {} | {} | {} | {} | {} |",
                     fmt_ns(median_of(m, f, "plain_f64", n).unwrap_or(f64::NAN)),
                     cell("reverse_f64"),
                     cell("easy_ml_record"),
+                    vs("easy_ml_over_reverse"),
+                    cell("reverse_stmt_f64"),
+                    vs("easy_ml_over_reverse_stmt"),
                     cell("forward_dual_f64"),
                     cell("num_dual_f64"),
                 );
