@@ -7,6 +7,7 @@ use autograd_core::{
     gradient_reverse, hessian, hessian_forward, hessian_vector_product, Dual, Function, Tape,
     Tolerance,
 };
+use autograd_macros::stmt;
 
 use super::expr::{random_case, ExprFn, Rng, Vocabulary};
 use super::judge::{
@@ -180,6 +181,16 @@ pub fn cases(o: &Options) -> Vec<Case> {
                 Rosenbrock,
                 || "rosenbrock(x)".to_string(),
                 f64::INFINITY,
+                x.clone(),
+                v.clone(),
+            ));
+            // The same with each term one statement (`stmt!`): its partials computed on the
+            // tape's dual numbers.
+            cases.push(hessian_case(
+                format!("rosenbrock, stmt! n={n} #{k}"),
+                RosenbrockStatements,
+                || "rosenbrock(x), each term stmt!".to_string(),
+                f64::INFINITY,
                 x,
                 v,
             ));
@@ -214,4 +225,19 @@ pub fn cases(o: &Options) -> Vec<Case> {
         }
     }
     cases
+}
+
+/// Rosenbrock with each term one statement (`stmt!`), the testkit's text inside it.
+#[derive(Clone, Copy, Debug)]
+struct RosenbrockStatements;
+
+impl Function for RosenbrockStatements {
+    fn eval<T: autograd_core::Number>(&self, x: &[T]) -> T {
+        let mut sum = T::zero();
+        for w in x.windows(2) {
+            let (a, b) = (w[0], w[1]);
+            sum = stmt!(sum + T::from_f64(100.0) * (b - a * a).square() + (T::one() - a).square());
+        }
+        sum
+    }
 }
