@@ -9,6 +9,9 @@
 //!   sweep gives the gradient with respect to every recorded value.
 //! - Running out of room is a value, not a crash: see [`TapeError`].
 //! - Functions written against [`Number`] run on plain `f32`/`f64` and on a tape unchanged.
+//! - **One statement an expression**: `stmt!(expr)` (crate `autograd-macros`) records a whole
+//!   expression as one statement, its partials from straight-line code derived when compiling
+//!   ([`Statement`], [`Number::statement`]; the table's rules on plain scalars: [`rules`]).
 //! - **Forward mode**: [`Dual`] numbers (they nest: `Dual<Dual<f64>>` carries second
 //!   derivatives) and [`DualVec`] (`N` directional derivatives per pass), with the same kink
 //!   conventions, their derivative rules written independently of the tape's.

@@ -51,6 +51,9 @@
 //! not finite, or the leaves belong to two tapes, the operations are recorded one by one as
 //! without `stmt!`, so NaN provenance and the errors are the same.
 
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
 use proc_macro::TokenStream;
 use proc_macro2::{Span, TokenStream as Tokens};
 use quote::{format_ident, quote};

@@ -5,6 +5,7 @@
 
 use autograd_core::testkit::{Seed, EXAMPLES};
 use autograd_core::{Dual, Function as _, Number, Op, TapeError, Var};
+use autograd_macros::stmt;
 use cortex_m_semihosting::hprintln;
 
 use crate::report::Report;
@@ -176,6 +177,11 @@ functions! {
     Logarithms: |x, y| (x * x + c(0.5)).log2() * y.exp2() - (y * y + c(0.25)).log10() * x;
     // The n-ary statements: `mul_add` of three recorded values (with fewer it is `x y + b`).
     Nary: |x, y| Number::sum(&[x.square(), x.mul_add(y, x * y + y.sin()), T::dot(&[x, y], &[y.exp(), x])]);
+    // Three of the above with each expression one statement (`stmt!`: its partials derived when
+    // compiling, on the part's scalar).
+    SinExpTanhStatement: |x, y| stmt!(x.sin() * y.exp() + (x * y).tanh());
+    PowersStatement: |x, y| stmt!((x * x + 0.5).powf(1.5) + (x * x + 0.5).pow(y));
+    LogExpDivStatement: |x, y| stmt!(((x * x + 1.0).ln() + y).exp() / (2.0 + y * y));
 }
 
 /// Which function above exercises each operation of the core's table, and the text of that
@@ -340,6 +346,9 @@ pub fn gradient_batch(tape: &mut DeviceTape, report: &mut Report) {
     check_function::<Hyperbolic>(tape, report, &mut worst);
     check_function::<Logarithms>(tape, report, &mut worst);
     check_function::<Nary>(tape, report, &mut worst);
+    check_function::<SinExpTanhStatement>(tape, report, &mut worst);
+    check_function::<PowersStatement>(tape, report, &mut worst);
+    check_function::<LogExpDivStatement>(tape, report, &mut worst);
 
     // The XOR loss at the initial parameters, all 17 partial derivatives.
     let params = crate::xor::initial_parameters();

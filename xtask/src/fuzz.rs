@@ -20,7 +20,7 @@ use crate::project_root;
 use crate::table::Table;
 
 /// The fuzz targets, in the order they run.
-const TARGETS: [(&str, &str); 4] = [
+const TARGETS: [(&str, &str); 5] = [
     (
         "differential",
         "arbitrary programs of every op in f64/f32: tape vs Dual vs a reference interpreter",
@@ -36,6 +36,10 @@ const TARGETS: [(&str, &str); 4] = [
     (
         "parse",
         "any text to the expression parser of `cargo xtask grad`: an Expr or an error, no panic",
+    ),
+    (
+        "statement",
+        "every op inside stmt! vs operation by operation, any f64/f32 inputs: values, fallback, gradients",
     ),
 ];
 
@@ -62,6 +66,7 @@ Targets:
   capacity       programs longer than a small tape: always CapacityExceeded, rewind/clear work again
   network        a network in one call vs its layers one by one: the same tape, or the tape untouched
   parse          any text to the expression parser of `cargo xtask grad`: an Expr or an error, no panic
+  statement      every op inside stmt! vs operation by operation, any f64/f32 inputs: values, fallback, gradients
 
 Options:
   --seconds N    fuzzing time per target, in seconds (N >= 1; building is not counted)
