@@ -23,6 +23,10 @@ impl<'t, S: Scalar> Var<'t, S> {
             // The self-test's wrong rules live in the operations: they must reach these too.
             return operations(e, x);
         }
+        // The value and partials first: where the expression calls functions (`sin`, `exp`),
+        // nothing else of the leaves is live across the calls, which keep no register. (Pure:
+        // a fallback below only discards them.)
+        let (value, d) = e.jacobian(x.map(|v| v.value));
         // The leaves' tape: the first one's, the others on it or constants (compared by
         // address, as the operators compare tapes).
         let Some(t) = x.iter().find_map(|v| v.tape) else {
@@ -37,7 +41,6 @@ impl<'t, S: Scalar> Var<'t, S> {
         let Some(w) = t.free_slots(2 * L + 1) else {
             return operations(e, x);
         };
-        let (value, d) = e.jacobian(x.map(|v| v.value));
         // Each leaf's pending pairs times its partial, written as operands as they come. Where
         // the expression holds an operation that is flat over intervals (`Statement::CUTS`), a
         // zero product is written over by the next: it sends nothing, as the operation's zero
