@@ -12,8 +12,8 @@ use std::mem::size_of;
 use autograd_core::{Slot, Tape, TapeView};
 
 use crate::batch::{batch, CHECK_CAPACITY, CHECK_N};
-use crate::functions::{point, Function};
-use crate::modes::reverse_gradient;
+use crate::functions::{point, Function, Statements};
+use crate::modes::{reverse_gradient, reverse_gradient_of};
 use crate::moons::{data, init_params, tape_loss_gradient, PARAMS};
 use crate::scaling::{record_chain, record_wide_sum};
 
@@ -45,8 +45,9 @@ fn operands<S: autograd_core::Scalar>(tape: &TapeView<S>) -> usize {
 ///   the training step's loss gradient, `chain` and `wide_sum` per operand count, `gradcheck`);
 ///   `operands/<benchmark>/..`: operands of the statements among them;
 /// - `bytes_per_rosenbrock_term/..`: tape bytes per extra Rosenbrock term (slots at n = 1000
-///   minus n = 100, over 900 terms); `bytes_per_moons_step/..`: the moons step's slots times a
-///   slot's size.
+///   minus n = 100, over 900 terms), `bytes_per_rosenbrock_term_stmt/..` the same with each term
+///   one statement (`stmt!`, `slots/rosenbrock_stmt/<n>`); `bytes_per_moons_step/..`: the moons
+///   step's slots times a slot's size.
 ///
 /// # Panics
 /// If a tape is too small for a benchmark (a bug in this crate).
@@ -88,6 +89,20 @@ pub fn collect() -> Vec<(String, f64)> {
                 rosenbrock[1] = slots;
             }
         }
+    }
+    // Rosenbrock with each term one statement (`stmt!`).
+    let mut statements = [0.0; 2];
+    for (k, n) in [100, 1000].into_iter().enumerate() {
+        let x = point(n);
+        let mut g = vec![0.0; n];
+        let f = Statements(Function::Rosenbrock);
+        reverse_gradient_of(&mut tape, &f, &x, &mut g).expect("benchmark tape large enough");
+        statements[k] = tape.len() as f64;
+        out.push((format!("slots/rosenbrock_stmt/{n}"), statements[k]));
+    }
+    for (ty, bytes) in slot {
+        let per_term = (statements[1] - statements[0]) / 900.0 * bytes;
+        out.push((format!("bytes_per_rosenbrock_term_stmt/{ty}"), per_term));
     }
     let mut g = vec![0.0; PARAMS];
     tape_loss_gradient(&mut tape, &init_params(1), &data(), &mut g).expect("tape large enough");
@@ -188,6 +203,12 @@ mod tests {
         // Per extra term: a leaf and a 4-operand statement, 6 slots.
         assert_eq!(get("bytes_per_rosenbrock_term/f32"), 6.0 * 12.0);
         assert_eq!(get("bytes_per_rosenbrock_term/f64"), 6.0 * 24.0);
+        // With stmt!: the first term's three pairs at most (the sum a constant) kept in the
+        // handle, the second's four written (the sum's two, x1, x2: 5 slots), every later one a
+        // statement of the sum, a and b (4 slots): a leaf and 4 slots per extra term.
+        assert_eq!(get("slots/rosenbrock_stmt/1000"), 1000.0 + 5.0 + 4.0 * 997.0);
+        assert_eq!(get("bytes_per_rosenbrock_term_stmt/f32"), 5.0 * 12.0);
+        assert_eq!(get("bytes_per_rosenbrock_term_stmt/f64"), 5.0 * 24.0);
         // Chain: 2 leaves, then k/2 statements of 2 operands and a header.
         assert_eq!(get("slots/chain/1000"), 2.0 + 3.0 * 500.0);
         assert_eq!(get("operands/chain/1000"), 1000.0);
