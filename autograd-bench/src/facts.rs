@@ -206,7 +206,10 @@ mod tests {
         // With stmt!: the first term's three pairs at most (the sum a constant) kept in the
         // handle, the second's four written (the sum's two, x1, x2: 5 slots), every later one a
         // statement of the sum, a and b (4 slots): a leaf and 4 slots per extra term.
-        assert_eq!(get("slots/rosenbrock_stmt/1000"), 1000.0 + 5.0 + 4.0 * 997.0);
+        assert_eq!(
+            get("slots/rosenbrock_stmt/1000"),
+            1000.0 + 5.0 + 4.0 * 997.0
+        );
         assert_eq!(get("bytes_per_rosenbrock_term_stmt/f32"), 5.0 * 12.0);
         assert_eq!(get("bytes_per_rosenbrock_term_stmt/f64"), 5.0 * 24.0);
         // Chain: 2 leaves, then k/2 statements of 2 operands and a header.
