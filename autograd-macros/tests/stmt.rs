@@ -299,6 +299,64 @@ fn a_zero_partial_cuts_only_where_the_expression_holds_a_flat_operation() {
 }
 
 #[test]
+fn the_largest_statement_three_leaves_make_has_six_operands() {
+    // Each leaf pending on two values: a statement of six operands and a header, slots 6-12,
+    // the room the statement asks for before it writes.
+    let tape = Tape::<f64, 13>::new();
+    let x: Vec<Var<'_, f64>> = (1..=6).map(|k| tape.var(k as f64)).collect();
+    let (u, v, w) = (x[0] * x[1], x[2] * x[3], x[4] * x[5]);
+    let s = stmt!(u * v + w);
+    assert_eq!((s.id().unwrap().index(), tape.len()), (12, 13));
+    let g = tape.backward(s).unwrap();
+    // d/dx_k of x1 x2 x3 x4 + x5 x6, by hand.
+    let got: Vec<f64> = x.iter().map(|&xk| g.wrt(xk)).collect();
+    assert_eq!(got, [24.0, 12.0, 8.0, 6.0, 6.0, 5.0]);
+}
+
+#[test]
+fn two_pairs_on_one_value_are_one_pending_pair() {
+    let tape = Tape::<f64, 16>::new();
+    let x = tape.var(2.0);
+    let (u, v) = (x * 2.0, x * 3.0);
+    // u v = 6 x^2: two pairs on x, added into one (12 x), nothing written.
+    let s = stmt!(u * v);
+    assert_eq!((s.value(), s.id(), tape.len()), (24.0, None, 1));
+    assert_eq!(tape.backward(s).unwrap().wrt(x), 24.0);
+    // Two finite partials whose sum overflows (on a value small enough that neither product
+    // by it overflows): the operations record it, as without `stmt!` (the merge's statement,
+    // labelled `+`, slots 2-3, named by the checked sweep).
+    let z = tape.var(1e-309);
+    let (big, huge) = (z * 1e308, z * 1e308);
+    assert_eq!((big.id(), tape.len()), (None, 2));
+    let t = stmt!(big + huge);
+    assert_eq!(t.value(), big.value() + huge.value());
+    assert_eq!((t.id().map(|id| id.index()), tape.len()), (Some(3), 4));
+    let node = tape.node(t.id().unwrap()).unwrap();
+    assert_eq!((node.op, node.operands), (Op::Add, 1));
+    assert_eq!(
+        tape.backward_checked(t).unwrap_err(),
+        Error::NonFinite {
+            statement: 3,
+            op: Op::Add,
+            in_gradient: true
+        }
+    );
+}
+
+#[test]
+fn no_partial_left_is_a_value_that_depends_on_nothing() {
+    // relu below 0 in the expression: both leaves' partials are 0 (x's by relu', y's by
+    // relu(x) = 0), nothing is written and the result depends on nothing.
+    let tape = Tape::<f64, 16>::new();
+    let (x, y) = (tape.var(-1.0), tape.var(4.0));
+    let s = stmt!(x.relu() * y);
+    assert_eq!((s.value(), s.id(), tape.len()), (0.0, None, 2));
+    assert!(!s.is_constant());
+    let g = tape.backward(s).unwrap();
+    assert_eq!([g.wrt(x), g.wrt(y)], [0.0, 0.0]);
+}
+
+#[test]
 fn a_leaf_is_evaluated_once_in_order() {
     let mut calls = Vec::new();
     let mut leaf = |name: &'static str, v: f64| {

@@ -4,7 +4,7 @@
 //! Every mutant of the files in [`RULE_FILES`] (a changed operator, a deleted match arm, a
 //! function body replaced by a default value) is built and judged by the core's tests plus
 //! `cargo xtask check --quick`: cargo-mutants runs `cargo test --package autograd-core --package
-//! xtask --features autograd-core/alloc --tests -- --include-ignored` (`alloc` for the tests of
+//! xtask --package autograd-macros --features autograd-core/alloc --tests -- --include-ignored` (`alloc` for the tests of
 //! statements of millions of operands), which includes xtask's ignored test `quick_check_passes`
 //! (`xtask/tests/quick_check.rs`) that runs the check. Doctests are left out (`--tests`): they
 //! document, the tests check. A mutant that survives is either killed by a new test or listed,
@@ -21,14 +21,16 @@ use crate::cli::{shard, Arg, Args};
 
 /// The files holding the derivative and forward rules: the op table, `f32`'s `tanh` (integer
 /// arithmetic of the core's own), the handles that apply the chain rule (one- and two-input,
-/// their out-of-line merges, n-ary), the layer statement (its writer, and the sweep that forms its partials), the
-/// dual-number rules and the composite functions. Update when the tape is redesigned.
-pub const RULE_FILES: [&str; 10] = [
+/// their out-of-line merges, n-ary, a `stmt!` statement's), the layer statement (its writer,
+/// and the sweep that forms its partials), the dual-number rules and the composite functions.
+/// Update when the tape is redesigned.
+pub const RULE_FILES: [&str; 11] = [
     "autograd-core/src/op.rs",
     "autograd-core/src/scalar/tanhf.rs",
     "autograd-core/src/var.rs",
     "autograd-core/src/var/merge.rs",
     "autograd-core/src/var/nary.rs",
+    "autograd-core/src/var/statement.rs",
     "autograd-core/src/var/layer.rs",
     "autograd-core/src/tape/backward.rs",
     "autograd-core/src/dual.rs",
@@ -43,14 +45,14 @@ const HELP: &str = "\
 cargo xtask mutants [options]
 
 Mutation testing (cargo-mutants) of the core's derivative and forward rules: op.rs,
-scalar/tanhf.rs, var.rs, var/merge.rs, var/nary.rs, var/layer.rs, tape/backward.rs, dual.rs,
-dual_vec.rs, math.rs. The killer is the
-core's tests plus `cargo xtask check --quick`. Prints caught / missed / unviable / timeout
+scalar/tanhf.rs, var.rs, var/merge.rs, var/nary.rs, var/statement.rs, var/layer.rs,
+tape/backward.rs, dual.rs, dual_vec.rs, math.rs. The killer is the core's tests, `stmt!`'s
+(autograd-macros) and `cargo xtask check --quick`. Prints caught / missed / unviable / timeout
 counts, the score and the surviving mutants. Long: about a minute per mutant per job. Installs
 cargo-mutants if missing.
 
 Options:
-  --file PATH      mutate only this file (repeatable; default: all ten)
+  --file PATH      mutate only this file (repeatable; default: all eleven)
   --jobs N         mutants built and tested in parallel (default 1)
   --timeout SECS   time limit per test run (default: cargo-mutants' own, from the baseline)
   --shard K/N      test only shard K of N (round-robin: an even sample of every file)
@@ -120,6 +122,8 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     cmd.current_dir(&root)
         .args(["mutants", "--package", "autograd-core"])
         .args(["--test-package", "autograd-core", "--test-package", "xtask"])
+        // `stmt!`'s tests: the statements `var/statement.rs` writes.
+        .args(["--test-package", "autograd-macros"])
         // `tests/layer_limit.rs` needs a heap-placed tape.
         .args(["--features", "autograd-core/alloc"]);
     for f in &o.files {

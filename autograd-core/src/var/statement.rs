@@ -12,11 +12,11 @@ impl<'t, S: Scalar> Var<'t, S> {
     /// statement would not: leaves on two tapes (`ForeignVar` on both), a value or partial that
     /// is not finite (NaN provenance names the operation that made it), or no room for the
     /// largest statement the leaves could make (the operations record what they need, and the
-    /// overflow where it does not fit). Leaves that are all constants give a constant. The
-    /// leaves come by reference: passed by value, the handle a loop carries from one statement
-    /// to the next (a running sum) was stored field by field and read back in wider pieces,
-    /// which a processor cannot forward from the stores (by `examples/tcmp`-style timing,
-    /// Rosenbrock n = 1000 24.6 -> 18.2 us a gradient).
+    /// overflow where it does not fit). Leaves that are all constants give a constant.
+    // The leaves come by reference: passed by value, the handle a loop carries from one
+    // statement to the next (a running sum) was stored field by field and read back in wider
+    // pieces, which a processor cannot forward from the stores (PERFORMANCE.md, "One statement
+    // an expression", has the timings).
     #[inline(always)]
     pub(crate) fn of_statement<E: Statement<L>, const L: usize>(e: &E, x: [&Self; L]) -> Self {
         if cfg!(autograd_fault_injection) {
