@@ -9,7 +9,8 @@
 //!
 //! `rosenbrock N REPS`: REPS reverse gradients of Rosenbrock in N inputs (divide the recording
 //! and sweep counts by `REPS * (N - 1)` for instructions per term); `dense N REPS` the same for
-//! `dense`; a third argument `driver` takes the gradients through the core's `gradient_reverse`
+//! `dense`; `rosenbrock-stmt` and `dense-stmt` the same with each term one statement
+//! (`stmt!`, `functions::Statements`); a third argument `driver` takes the gradients through the core's `gradient_reverse`
 //! instead of the benchmarks' loop (its input handles then live on the heap past 32 KiB, as that
 //! driver documents). `moons REPS`: REPS gradients of micrograd's moons loss on the tape;
 //! `trainer REPS`: REPS steps of the same network through autograd-nn's `Trainer` (and SGD).
@@ -36,10 +37,15 @@ fn main() {
             .unwrap_or(default)
     };
     let mut tape = autograd_bench::tape_f64();
-    // `rosenbrock` or `dense`: a benchmark function, by its name.
-    let function = args
-        .first()
-        .and_then(|a| Function::ALL.into_iter().find(|f| f.name() == a));
+    // `rosenbrock` or `dense`: a benchmark function, by its name; `rosenbrock-stmt` or
+    // `dense-stmt`: the same with each term one statement (`stmt!`).
+    let function = args.first().and_then(|a| {
+        let (name, statements) = a
+            .strip_suffix("-stmt")
+            .map_or((a.as_str(), false), |n| (n, true));
+        let f = Function::ALL.into_iter().find(|f| f.name() == name)?;
+        Some((f, statements))
+    });
     match (args.first().map(String::as_str), function) {
         (Some("moons"), _) => {
             let (d, p) = (data(), init_params(1));
@@ -109,32 +115,15 @@ fn main() {
                 }
             }
         }
-        (Some(name @ ("rosenbrock-stmt" | "dense-stmt")), _) => {
-            // The same function with each term one statement (`stmt!`).
-            let f = Statements(if name == "dense-stmt" {
-                Function::Dense
-            } else {
-                Function::Rosenbrock
-            });
-            let (n, reps) = (number(1, 1000), number(2, 10));
-            let x = point(n);
-            let mut g = vec![0.0; n];
-            for _ in 0..reps {
-                if let Err(e) = reverse_gradient_of(&mut tape, &f, &x, &mut g) {
-                    eprintln!("error: {e}");
-                    std::process::exit(2);
-                }
-            }
-            println!("{name} n = {n}: {} slots, g0 = {}", tape.len(), g[0]);
-        }
-        (_, Some(f)) => {
-            let name = f.name();
+        (Some(name), Some((f, statements))) => {
             let (n, reps) = (number(1, 1000), number(2, 10));
             let x = point(n);
             let mut g = vec![0.0; n];
             let driver = args.get(3).map(String::as_str) == Some("driver");
             for _ in 0..reps {
-                let outcome = if driver {
+                let outcome = if statements {
+                    reverse_gradient_of(&mut tape, &Statements(f), &x, &mut g)
+                } else if driver {
                     autograd_core::gradient_reverse(&f, &mut tape, &x, &mut g)
                 } else {
                     reverse_gradient(&mut tape, f, &x, &mut g)
@@ -148,7 +137,7 @@ fn main() {
         }
         _ => {
             eprintln!(
-                "usage: profile rosenbrock|dense N REPS [driver] | profile moons|trainer|xor REPS (plain evaluations, easy-ml and the hand-written backprop: profile_reference)"
+                "usage: profile rosenbrock|dense[-stmt] N REPS [driver] | profile moons|trainer|xor REPS (plain evaluations, easy-ml and the hand-written backprop: profile_reference)"
             );
             std::process::exit(2);
         }

@@ -169,8 +169,9 @@ pub trait Number:
     /// The expression `e` of the values `leaves` (see [`Statement`]): evaluated operation by
     /// operation, as written, except on a tape, where it is one statement whose partials come
     /// from `e`'s straight-line derivative, unless a value or partial is not finite (then the
-    /// operations are recorded one by one, so NaN provenance names the one that made it) or the
-    /// leaves belong to two tapes (the error the operations report). `stmt!` (crate
+    /// operations are recorded one by one, so NaN provenance names the one that made it), the
+    /// leaves belong to two tapes (the error the operations report) or the tape lacks room for
+    /// the largest statement they could make (the operations record what fits). `stmt!` (crate
     /// `autograd-macros`) calls it.
     ///
     /// ```

@@ -5,7 +5,7 @@ use proc_macro2::{Span, TokenStream as Tokens};
 use quote::{format_ident, quote};
 use syn::Ident;
 
-use crate::tree::{Node, Tree};
+use crate::tree::{Node, Tree, Written};
 
 impl Tree {
     /// The expression over any `Number` `N`, from node `i`, the leaves named `x0, x1, ...`.
@@ -32,15 +32,13 @@ impl Tree {
             Node::Binary {
                 left,
                 right,
-                method,
-                operator,
+                written,
                 ..
             } => {
                 let (l, r) = (self.eval(*left), self.eval(*right));
-                match (method, operator) {
-                    (Some(m), _) => quote!((#l).#m(#r)),
-                    (None, Some(op)) => quote!(((#l) #op (#r))),
-                    (None, None) => unreachable!("a two-input node is a method or an operator"),
+                match written {
+                    Written::Method(m) => quote!((#l).#m(#r)),
+                    Written::Operator(op) => quote!(((#l) #op (#r))),
                 }
             }
         }

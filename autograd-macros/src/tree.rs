@@ -21,15 +21,19 @@ pub(crate) enum Node {
         arg: usize,
         param: Option<(Tokens, Tokens)>,
     },
-    /// A two-input operation: its `Op` variant, its operands, and its method (`None` for an
-    /// operator).
+    /// A two-input operation: its `Op` variant, its operands, and how it is written.
     Binary {
         variant: Ident,
         left: usize,
         right: usize,
-        method: Option<Ident>,
-        operator: Option<BinOp>,
+        written: Written,
     },
+}
+
+/// How a two-input operation is written: `a + b` or `a.max(b)`.
+pub(crate) enum Written {
+    Operator(BinOp),
+    Method(Ident),
 }
 
 #[derive(Default)]
@@ -113,8 +117,7 @@ impl Tree {
                     variant: Ident::new(variant, Span::call_site()),
                     left,
                     right,
-                    method: None,
-                    operator: Some(b.op),
+                    written: Written::Operator(b.op),
                 })
             }
             Expr::Call(c) => match constant(c) {
@@ -142,8 +145,7 @@ impl Tree {
                         variant: Ident::new(variant, Span::call_site()),
                         left,
                         right,
-                        method: Some(m.method.clone()),
-                        operator: None,
+                        written: Written::Method(m.method.clone()),
                     });
                 }
                 match (name.as_str(), &args[..]) {

@@ -57,6 +57,17 @@ pub fn sizes_of(m: &Medians, function: &str) -> Vec<usize> {
     ns
 }
 
+/// Ratios measured at several sizes, `"2.5x at n = 100, 3.1x at n = 1000"`, or "not measured".
+pub fn ratios_at(got: &[(usize, f64)]) -> String {
+    if got.is_empty() {
+        return "not measured".into();
+    }
+    got.iter()
+        .map(|(n, r)| format!("{} at n = {n}", fmt_ratio(*r)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// Least-squares slope of `ln y` against `ln x`.
 fn log_slope(points: &[(f64, f64)]) -> Option<f64> {
     if points.len() < 2 {
@@ -283,14 +294,7 @@ impl<'a> Report<'a> {
             t.push(Target {
                 name,
                 goal: format!("<= {limit}x at {}", at.join(" and ")),
-                measured: if got.is_empty() {
-                    "not measured".into()
-                } else {
-                    got.iter()
-                        .map(|(n, r)| format!("{} at n = {n}", fmt_ratio(*r)))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                },
+                measured: ratios_at(&got),
                 met: (got.len() == ns.len()).then(|| got.iter().all(|(_, r)| *r <= limit)),
             });
         }
@@ -317,14 +321,7 @@ impl<'a> Report<'a> {
             t.push(Target {
                 name,
                 goal: ">= 4x at every n".into(),
-                measured: if vs.is_empty() {
-                    "not measured".into()
-                } else {
-                    vs.iter()
-                        .map(|(n, r)| format!("{} at n = {n}", fmt_ratio(*r)))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                },
+                measured: ratios_at(&vs),
                 met: (!vs.is_empty()).then(|| vs.iter().all(|(_, r)| *r >= 4.0)),
             });
         }

@@ -22,7 +22,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::process::Command;
 
-use super::figures::{Report, Target, FUNCTIONS};
+use super::figures::{ratios_at, Report, Target, FUNCTIONS};
 use super::report::fmt_ratio;
 use crate::project_root;
 
@@ -352,12 +352,6 @@ pub fn targets(d: &BTreeMap<String, f64>) -> Vec<Target> {
             .filter_map(|&n| Some((n, *d.get(&key(n))?)))
             .collect()
     };
-    let at = |got: &[(usize, f64)]| {
-        got.iter()
-            .map(|(n, r)| format!("{} at n = {n}", fmt_ratio(*r)))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
     for (name, f, mode, ns, limit) in [
         (
             "reverse gradient / plain evaluation, Rosenbrock, in instructions",
@@ -393,7 +387,7 @@ pub fn targets(d: &BTreeMap<String, f64>) -> Vec<Target> {
             t.push(Target {
                 name,
                 goal: format!("<= {limit}x"),
-                measured: at(&got),
+                measured: ratios_at(&got),
                 met: Some(got.iter().all(|(_, r)| *r <= limit)),
             });
         }
@@ -413,7 +407,7 @@ pub fn targets(d: &BTreeMap<String, f64>) -> Vec<Target> {
             t.push(Target {
                 name,
                 goal: ">= 4x".into(),
-                measured: at(&easy),
+                measured: ratios_at(&easy),
                 met: Some(easy.iter().all(|(_, r)| *r >= 4.0)),
             });
         }
