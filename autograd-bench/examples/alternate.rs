@@ -12,11 +12,14 @@
 //! Workloads: the reverse gradient as written (`operations`) and with each term one statement
 //! (`stmt!`), both through the benchmarks' loop (`modes::reverse_gradient_of`); the plain
 //! evaluation; and recording alone (the inputs and the function on the tape, no sweep), as
-//! written, with `stmt!`, and of the inputs only (`leaves`).
+//! written, with `stmt!`, and of the inputs only (`leaves`). For Rosenbrock also the floor of a
+//! statement tape (`autograd_bench::floor`: the same statements in the same slot layout with
+//! nothing else done), its gradient and its recording alone.
 
 use std::hint::black_box;
 use std::time::Instant;
 
+use autograd_bench::floor::Floor;
 use autograd_bench::functions::{point, Function, Statements};
 use autograd_bench::modes::reverse_gradient_of;
 use autograd_core::{Number, TapeView, Var};
@@ -74,7 +77,15 @@ fn main() {
         "record, operations",
         "record, stmt!",
         "record, leaves",
+        "floor",
+        "record, floor",
     ];
+    // The floor is Rosenbrock's only (its partials are written by hand).
+    let names = match f {
+        Function::Rosenbrock => &names[..],
+        _ => &names[..6],
+    };
+    let mut floor = Floor::new(5 * n);
     let mut times: Vec<Vec<f64>> = vec![Vec::with_capacity(ROUNDS); names.len()];
     for _ in 0..ROUNDS {
         for (k, t) in times.iter_mut().enumerate() {
@@ -86,7 +97,9 @@ fn main() {
                     2 => Ok(f.eval(black_box(x.as_slice()))),
                     3 => Ok(record(&mut tape, &f, black_box(&x))),
                     4 => Ok(record(&mut tape, &statements, black_box(&x))),
-                    _ => Ok(record(&mut tape, &Leaves, black_box(&x))),
+                    5 => Ok(record(&mut tape, &Leaves, black_box(&x))),
+                    6 => Ok(floor.rosenbrock_gradient(black_box(&x), &mut g)),
+                    _ => Ok(floor.record_rosenbrock(black_box(&x)).0),
                 };
                 if let Err(e) = black_box(v) {
                     eprintln!("error: {e}");

@@ -13,7 +13,8 @@
 //! - [`harness`]: criterion's settings and the clock, shared with the `enzyme/` crate.
 //! - [`modes`]: one full gradient per mode; [`scaling`]: tape shapes of 10^3..10^6 recorded
 //!   operands; [`batch`]: gradient checks sequential and with rayon; [`facts`]: bytes per slot
-//!   and slots recorded per benchmark.
+//!   and slots recorded per benchmark; [`floor`]: a minimal statement tape on Rosenbrock, the
+//!   floor any statement tape in this slot layout pays.
 //! - `benches/reference.rs` (bench-only, with the reference crates as dev-dependencies):
 //!   easy-ml's reverse-mode `Record` and num-dual's `Dual64` on the same two functions; its
 //!   tests run with this crate's.
@@ -38,6 +39,7 @@ use autograd_core::{Scalar, Tape};
 pub mod analytic;
 pub mod batch;
 pub mod facts;
+pub mod floor;
 pub mod functions;
 pub mod harness;
 pub mod modes;
