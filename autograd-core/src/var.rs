@@ -53,13 +53,59 @@ pub struct Var<'t, S: Scalar> {
     /// Partials of `value` with respect to statements `index[..n]`.
     partial: [S; 2],
     index: [u32; 2],
-    n: u8,
-    /// The last operation applied: the label of the statement if this handle is written.
-    op: Op,
-    /// `true` only for a handle that is exactly statement `index[0]` (a leaf, `get`, a written
-    /// result): every operation clears it, so `x + 0.0` or `x * 1.0`, whose only pending
-    /// partial is 1 with respect to `x`, is not mistaken for `x` itself.
-    node: bool,
+    /// The pair count, the last operation applied and the node flag, in one word ([`Meta`]).
+    meta: Meta,
+}
+
+/// A handle's pair count `n` (bits 0-7), its label (bits 8-15: the last operation applied, the
+/// label of the statement if the handle is written) and its node flag (bit 16: `true` only for
+/// a handle that is exactly statement `index[0]`, a leaf, `get` or a written result; every
+/// operation clears it, so `x + 0.0` or `x * 1.0`, whose only pending partial is 1 with respect
+/// to `x`, is not mistaken for `x` itself), in one word written by one store. As three one-byte
+/// fields they were stored one by one, and a copy of the handle through memory (the running sum
+/// a loop carries into `stmt!`'s statement, which takes its leaves by reference) read them back
+/// as one wider word, which a processor cannot forward from the stores: `stmt!`'s Rosenbrock
+/// gradient took about 17 % longer (PERFORMANCE.md, "One word for a handle's count, label and
+/// flag"). A `u32`, so the handle keeps its size: 56 bytes for `f64` and 40 for `f32` on a
+/// 64-bit host, 32 for `f32` on a 32-bit part.
+#[derive(Clone, Copy)]
+struct Meta(u32);
+
+impl Meta {
+    #[inline(always)]
+    const fn new(n: u8, op: Op, node: bool) -> Meta {
+        Meta(n as u32 | (op as u8 as u32) << 8 | (node as u32) << 16)
+    }
+
+    /// Number of pending pairs.
+    #[inline(always)]
+    const fn n(self) -> u8 {
+        self.0 as u8
+    }
+
+    /// The label.
+    #[inline(always)]
+    const fn op(self) -> Op {
+        Op::from_code((self.0 >> 8) as u8)
+    }
+
+    /// The node flag.
+    #[inline(always)]
+    const fn node(self) -> bool {
+        (self.0 >> 16) & 1 != 0
+    }
+
+    /// The same pair count and flag, labelled `op`.
+    #[inline(always)]
+    const fn with_op(self, op: Op) -> Meta {
+        Meta(self.0 & !0xff00 | (op as u8 as u32) << 8)
+    }
+
+    /// The same label and flag with `n` pending pairs.
+    #[inline(always)]
+    const fn with_n(self, n: u8) -> Meta {
+        Meta(self.0 & !0xff | n as u32)
+    }
 }
 
 impl<'t, S: Scalar> Var<'t, S> {
@@ -77,9 +123,7 @@ impl<'t, S: Scalar> Var<'t, S> {
             value,
             partial: [S::ZERO, S::ZERO],
             index: [0, 0],
-            n: 0,
-            op: Op::Leaf,
-            node: false,
+            meta: Meta::new(0, Op::Leaf, false),
         }
     }
 
@@ -95,7 +139,7 @@ impl<'t, S: Scalar> Var<'t, S> {
     /// on recorded values through pending partials, so it has no statement of its own).
     pub fn id(self) -> Option<NodeId> {
         match self.tape {
-            Some(t) if self.node => Some(NodeId::on(t, self.index[0])),
+            Some(t) if self.meta.node() => Some(NodeId::on(t, self.index[0])),
             _ => None,
         }
     }
@@ -145,8 +189,9 @@ impl<'t, S: Scalar> Var<'t, S> {
         match self.tape {
             Some(t) => {
                 let pairs = self.pair_array();
-                let index = t.push4(self.op, self.value, pairs, self.n as usize);
-                Var::labelled(t, index, self.value, self.op)
+                let op = self.meta.op();
+                let index = t.push4(op, self.value, pairs, self.meta.n() as usize);
+                Var::labelled(t, index, self.value, op)
             }
             None => self,
         }
@@ -166,7 +211,7 @@ impl<'t, S: Scalar> Var<'t, S> {
     /// Number of pending pairs.
     #[inline(always)]
     pub(crate) fn pending(&self) -> usize {
-        self.n as usize
+        self.meta.n() as usize
     }
 
     /// The result of a one-input operation `op` with value `value` and local derivative `d`.
@@ -174,7 +219,7 @@ impl<'t, S: Scalar> Var<'t, S> {
     pub(crate) fn chain(self, op: Op, value: S, d: S) -> Self {
         #[cfg(autograd_fault_injection)]
         let d = crate::fault::corrupt(op, self.value, (d, S::ZERO)).0;
-        let partial = times(self.partial, self.n, d, op, false);
+        let partial = times(self.partial, self.meta.n(), d, op, false);
         // Where an operation is flat over intervals (relu below 0, a saturated tanh), a zero
         // derivative cuts the dependence: the result is a value on the tape that depends on
         // nothing, as a zero adjoint would be skipped (`Op::has_flat_regions`; `op` is a
@@ -193,7 +238,7 @@ impl<'t, S: Scalar> Var<'t, S> {
             // The self-test's wrong rules for both operations must reach `c - x`.
             return self.negate().shift(c);
         }
-        let partial = times(self.partial, self.n, -S::ONE, Op::Neg, false);
+        let partial = times(self.partial, self.meta.n(), -S::ONE, Op::Neg, false);
         Var { partial, ..self }.settled(self.tape, Op::Shift, -self.value + c)
     }
 
@@ -212,15 +257,13 @@ impl<'t, S: Scalar> Var<'t, S> {
     fn settled_cut(self, tape: Option<&'t TapeView<S>>, op: Op, value: S, cut: bool) -> Self {
         if !finite_result(op, value, self.partial) {
             let [p0, p1] = self.partial;
-            let index = non_finite(tape, op, value, pack(self.index), p0, p1, self.n);
+            let index = non_finite(tape, op, value, pack(self.index), p0, p1, self.meta.n());
             return Var::labelled_on(tape, index, value, op);
         }
         Var {
             tape,
             value,
-            op,
-            node: false,
-            n: if cut { 0 } else { self.n },
+            meta: Meta::new(if cut { 0 } else { self.meta.n() }, op, false),
             ..self
         }
     }
@@ -252,9 +295,7 @@ impl<'t, S: Scalar> Var<'t, S> {
             value,
             partial: [S::ONE, S::ZERO],
             index: [index, 0],
-            n: 1,
-            op,
-            node: true,
+            meta: Meta::new(1, op, true),
         }
     }
 
@@ -270,9 +311,7 @@ impl<'t, S: Scalar> Var<'t, S> {
             value,
             partial: [S::ONE, S::ZERO],
             index: [index, 0],
-            n: (index != POISON) as u8,
-            op,
-            node: index != POISON,
+            meta: Meta::new((index != POISON) as u8, op, index != POISON),
         }
     }
 
@@ -287,10 +326,10 @@ impl<'t, S: Scalar> Var<'t, S> {
             (Some(a), Some(b)) => return Var::between_tapes(a, b, value),
             (a, b) => a.or(b),
         };
-        let [a0, a1] = times(self.partial, self.n, dx, op, false);
-        let [b0, b1] = times(y.partial, y.n, dy, op, true);
+        let [a0, a1] = times(self.partial, self.meta.n(), dx, op, false);
+        let [b0, b1] = times(y.partial, y.meta.n(), dy, op, true);
         let (i, j) = (self.index, y.index);
-        let r = match (self.n, y.n) {
+        let r = match (self.meta.n(), y.meta.n()) {
             (_, 0) => Var {
                 partial: [a0, a1],
                 ..self
@@ -309,7 +348,7 @@ impl<'t, S: Scalar> Var<'t, S> {
             (1, 1) => Var {
                 partial: [a0, b0],
                 index: [i[0], j[0]],
-                n: 2,
+                meta: self.meta.with_n(2),
                 ..self
             },
             // Three or four pairs with no index in common: a statement of them all, written out
@@ -335,7 +374,7 @@ impl<'t, S: Scalar> Var<'t, S> {
                 Var {
                     partial: [p0, p1],
                     index: unpack(keep),
-                    n: 2,
+                    meta: self.meta.with_n(2),
                     ..self
                 }
             }
@@ -476,7 +515,7 @@ impl<S: Scalar> fmt::Debug for Var<'_, S> {
             (Some(_), Some(id)) => write!(f, "Var(#{}: {:?})", id.index(), self.value),
             (Some(_), None) => {
                 write!(f, "Var({:?}", self.value)?;
-                for k in 0..self.n as usize {
+                for k in 0..self.meta.n() as usize {
                     write!(f, ", d/d#{} = {:?}", self.index[k], self.partial[k])?;
                 }
                 f.write_str(")")

@@ -376,7 +376,7 @@ fn scan<'t, S: Scalar>(
 /// the weights' partial `x_i` the rows written one by one would store.
 #[inline(always)]
 fn input_pair<'t, S: Scalar>(v: &Var<'t, S>, t: &'t TapeView<S>) -> Option<(u32, S)> {
-    match v.n {
+    match v.meta.n() {
         0 => Some((NO_OPERAND, S::ZERO)),
         1 if v.tape.is_some_and(|a| core::ptr::addr_eq(a, t)) => Some((v.index[0], v.partial[0])),
         _ => None,

@@ -12,7 +12,7 @@ use crate::op::Op;
 use crate::tape::{Leaves, Slot, TapeView, MAX_OPERANDS, POISON};
 use crate::{Scalar, TapeError};
 
-use super::{all_finite, Var};
+use super::{all_finite, Meta, Var};
 
 /// `true` for a term of value `x` and partial `d` that the statement leaves out: a zero partial,
 /// unless the term's value is not finite. Then its product (`NaN * 0`, `inf * 0`) is NaN, and
@@ -50,7 +50,7 @@ trait Terms<'t, S: Scalar> {
             if left_out(x.value, d, finite) {
                 return;
             }
-            for j in 0..x.n as usize {
+            for j in 0..x.meta.n() as usize {
                 if let Some(slot) = w.get(k) {
                     slot.put_operand(x.index[j], x.partial[j] * d);
                     k += 1;
@@ -66,7 +66,7 @@ trait Terms<'t, S: Scalar> {
 /// is finite (as [`LeafDot`] writes a run with itself).
 #[inline(always)]
 fn product<'t, S: Scalar>(x: Var<'t, S>, y: Var<'t, S>, f: &mut impl FnMut(Var<'t, S>, S)) {
-    if x.node & y.node & (x.index[0] == y.index[0]) && x.same_tape(y) {
+    if x.meta.node() & y.meta.node() & (x.index[0] == y.index[0]) && x.same_tape(y) {
         let d = x.value + y.value;
         if d.is_finite() {
             return f(x, d);
@@ -254,9 +254,7 @@ fn folded<'t, S: Scalar>(
         value,
         partial,
         index,
-        n,
-        op,
-        node: false,
+        meta: Meta::new(n, op, false),
     })
 }
 
@@ -306,7 +304,7 @@ fn nary<'t, S: Scalar>(op: Op, value: S, terms: &impl Terms<'t, S>) -> Var<'t, S
             _ => {}
         }
         if !left_out(x.value, d, finite) {
-            count += x.n as usize;
+            count += x.meta.n() as usize;
         }
     });
     if let Some((a, b)) = foreign_pair {
@@ -334,11 +332,14 @@ fn nary<'t, S: Scalar>(op: Op, value: S, terms: &impl Terms<'t, S>) -> Var<'t, S
             // `NotRecorded`, the same on every scalar type). Finite here, so nothing to settle.
             return Var {
                 tape: Some(t),
-                op,
+                meta: r.meta.with_op(op),
                 ..r
             };
         }
-        return Var { op, ..r };
+        return Var {
+            meta: r.meta.with_op(op),
+            ..r
+        };
     }
     // (Every term is on `t` by now: `write` finds none elsewhere.)
     let index = t.push_with(op, value, count, |w: &[Slot<S>]| {
@@ -352,7 +353,8 @@ impl<'t, S: Scalar> Var<'t, S> {
     #[inline]
     pub fn mul_add(self, a: Self, b: Self) -> Self {
         let value = self.value * a.value + b.value;
-        if self.n + a.n + b.n <= 2 || self.tape.or(a.tape).or(b.tape).is_none() {
+        if self.meta.n() + a.meta.n() + b.meta.n() <= 2 || self.tape.or(a.tape).or(b.tape).is_none()
+        {
             return self * a + b;
         }
         nary(Op::MulAdd, value, &Affine(&[self], &[a], b))

@@ -3,7 +3,7 @@
 //! (or kept in the handle where at most two remain), with one test of the tapes and one of
 //! finiteness for the whole expression instead of one per operation.
 
-use super::address;
+use super::{address, Meta};
 use crate::{Scalar, Statement, Var};
 
 impl<'t, S: Scalar> Var<'t, S> {
@@ -59,10 +59,10 @@ impl<'t, S: Scalar> Var<'t, S> {
             count += if E::CUTS { !p.is_zero() as usize } else { 1 };
         };
         for (v, &dk) in x.iter().zip(&d) {
-            if v.n >= 1 {
+            if v.meta.n() >= 1 {
                 send(v.index[0], v.partial[0] * dk);
             }
-            if v.n >= 2 {
+            if v.meta.n() >= 2 {
                 send(v.index[1], v.partial[1] * dk);
             }
         }
@@ -75,9 +75,7 @@ impl<'t, S: Scalar> Var<'t, S> {
             value,
             partial,
             index,
-            n,
-            op: E::OP,
-            node: false,
+            meta: Meta::new(n, E::OP, false),
         };
         match count {
             0 => pending(0, [0, 0], [S::ZERO, S::ZERO]),

@@ -71,7 +71,7 @@ impl<'t, S: Scalar> Source<'t, S> for Rows<'_, 't, S> {
         let first = self.params.first()?;
         first
             .tape
-            .filter(|_| first.node)
+            .filter(|_| first.meta.node())
             .map(|t| (t, first.index[0]))
     }
 
@@ -93,8 +93,9 @@ impl<'t, S: Scalar> Source<'t, S> for Rows<'_, 't, S> {
         self.params = rest;
         // (Tapes compared by address, 0 for none: one comparison.)
         let tape = address(Some(t));
-        let is =
-            |v: &Var<'t, S>, index: u32| v.node & (address(v.tape) == tape) & (v.index[0] == index);
+        let is = |v: &Var<'t, S>, index: u32| {
+            v.meta.node() & (address(v.tape) == tape) & (v.index[0] == index)
+        };
         let mut consecutive = is(b, first.wrapping_add(k as u32));
         let mut value = b.value;
         for i in 0..k {
@@ -125,8 +126,9 @@ impl<'t, S: Scalar> Source<'t, S> for Rows<'_, 't, S> {
         let (w1, rows) = rows.split_at(k + 1);
         let (w2, w3) = rows.split_at(k + 1);
         let tape = address(Some(t));
-        let is =
-            |v: &Var<'t, S>, index: u32| v.node & (address(v.tape) == tape) & (v.index[0] == index);
+        let is = |v: &Var<'t, S>, index: u32| {
+            v.meta.node() & (address(v.tape) == tape) & (v.index[0] == index)
+        };
         let stride = k as u32 + 1;
         let at = |r: u32, i: usize| first.wrapping_add(r * stride).wrapping_add(i as u32);
         let bias = |w: &[Var<'t, S>], r: u32| w.get(k).map(|b| (b.value, is(b, at(r, k))));
