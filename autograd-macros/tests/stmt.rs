@@ -235,6 +235,33 @@ fn a_non_finite_value_is_recorded_operation_by_operation() {
 }
 
 #[test]
+fn a_partial_that_is_not_finite_is_recorded_operation_by_operation() {
+    // sqrt at 0: the value 0 is finite, its derivative is not. The statement falls back to the
+    // operations, which write sqrt's result as a statement of its own (slots: 0 x, 1 y, 2 z, 3-4
+    // sqrt x with its infinite partial, 5-8 the product and sum's statement of three operands),
+    // so the tape and a checked sweep's error are what they are without `stmt!`. (One statement
+    // would hold the infinite partial as an operand of the sum's statement, slots 3-6.)
+    let run = |statement: bool| {
+        let tape = Tape::<f64, 32>::new();
+        let (x, y, z) = (tape.var(0.0), tape.var(2.0), tape.var(1.0));
+        let s = if statement {
+            stmt!(x.sqrt() * y + z)
+        } else {
+            x.sqrt() * y + z
+        };
+        (s.value(), tape.len(), tape.backward_checked(s).unwrap_err())
+    };
+    let with = run(true);
+    assert_eq!(with, run(false));
+    let error = Error::NonFinite {
+        statement: 4,
+        op: Op::Sqrt,
+        in_gradient: true,
+    };
+    assert_eq!(with, (1.0, 9, error));
+}
+
+#[test]
 fn leaves_of_two_tapes_are_the_operations_error() {
     let (t1, t2) = (Tape::<f64, 16>::new(), Tape::<f64, 16>::new());
     let (a, b, c) = (t1.var(1.0), t2.var(2.0), t1.var(3.0));

@@ -4,7 +4,7 @@
 //! finiteness for the whole expression instead of one per operation.
 
 use super::{address, Meta};
-use crate::{Scalar, Statement, Var};
+use crate::{Scalar, Statement, TapeView, Var};
 
 impl<'t, S: Scalar> Var<'t, S> {
     /// [`Number::statement`] on a tape. Falls back to the operations one by one (the
@@ -27,17 +27,16 @@ impl<'t, S: Scalar> Var<'t, S> {
         // nothing else of the leaves is live across the calls, which keep no register. (Pure:
         // a fallback below only discards them.)
         let (value, d) = e.jacobian(x.map(|v| v.value));
-        // The leaves' tape: the first one's, the others on it or constants (compared by
-        // address, as the operators compare tapes).
-        let Some(t) = x.iter().find_map(|v| v.tape) else {
-            return operations(e, x.map(|v| *v));
+        // The leaves' tape: the first one's where every leaf is on it (compared by address, as
+        // the operators compare tapes), the common case, tested first; else the first tape of
+        // any leaf, the others on it or constants (`one_tape`).
+        let t = match x.first().and_then(|v| v.tape) {
+            Some(t) if x.iter().all(|v| address(v.tape) == address(Some(t))) => t,
+            _ => match one_tape(x) {
+                Some(t) => t,
+                None => return operations(e, x.map(|v| *v)),
+            },
         };
-        let at = address(Some(t));
-        if x.iter()
-            .any(|v| address(v.tape) != 0 && address(v.tape) != at)
-        {
-            return operations(e, x.map(|v| *v));
-        }
         let Some(w) = t.free_slots(2 * L + 1) else {
             return operations(e, x.map(|v| *v));
         };
@@ -49,10 +48,20 @@ impl<'t, S: Scalar> Var<'t, S> {
         // leaves' pairs alone, not on a test of each product: by callgrind on
         // `examples/profile rosenbrock-stmt`, 249.7 instructions a term with the test, 236.7
         // without, measured with the leaves passed by value).
+        // Finiteness of the value and every product: where a product is cheap (hardware
+        // floating point), one running product tests them all (a factor that is not finite
+        // makes it so; products that overflow only send the expression to the fallback, which
+        // records the same values operation by operation); where it is not
+        // (`Scalar::COSTLY_PRODUCT`: a soft-float part, fixed point), a test each.
         let mut finite = value.is_finite();
+        let mut all = value;
         let mut count = 0;
         let mut send = |index: u32, p: S| {
-            finite &= p.is_finite();
+            if S::COSTLY_PRODUCT {
+                finite &= p.is_finite();
+            } else {
+                all *= p;
+            }
             if let Some(s) = w.get(count) {
                 s.put_operand(index, p);
             }
@@ -66,7 +75,11 @@ impl<'t, S: Scalar> Var<'t, S> {
                 send(v.index[1], v.partial[1] * dk);
             }
         }
-        if !finite {
+        if !(if S::COSTLY_PRODUCT {
+            finite
+        } else {
+            all.is_finite()
+        }) {
             return operations(e, x.map(|v| *v));
         }
         let operand = |k: usize| (w[k].link(), w[k].x());
@@ -99,6 +112,19 @@ impl<'t, S: Scalar> Var<'t, S> {
             }
         }
     }
+}
+
+/// The one tape of leaves some of which are constants (or none, or two tapes: `None`): out of
+/// line, as only a leaf that is a constant brings it here (Rosenbrock's running sum before its
+/// first term).
+#[inline(never)]
+fn one_tape<'t, S: Scalar, const L: usize>(x: [&Var<'t, S>; L]) -> Option<&'t TapeView<S>> {
+    let t = x.iter().find_map(|v| v.tape)?;
+    let at = address(Some(t));
+    let apart = x
+        .iter()
+        .any(|v| address(v.tape) != 0 && address(v.tape) != at);
+    (!apart).then_some(t)
 }
 
 /// The expression recorded operation by operation: the fallback, out of line (inlined, it made
