@@ -66,15 +66,18 @@ pub struct Var<'t, S: Scalar> {
 /// a loop carries into `stmt!`'s statement, which takes its leaves by reference) read them back
 /// as one wider word, which a processor cannot forward from the stores: `stmt!`'s Rosenbrock
 /// gradient took about 17 % longer (PERFORMANCE.md, "One word for a handle's count, label and
-/// flag"). A `u32`, so the handle keeps its size: 56 bytes for `f64` and 40 for `f32` on a
-/// 64-bit host, 32 for `f32` on a 32-bit part.
+/// flag"). A `usize`, so that an `f64` handle on a 64-bit host (56 bytes) and an `f32` one on
+/// a 32-bit part (32 bytes) have no padding, which a copy would read with the word as one wider
+/// load (the same hazard); an `f32` handle on the host takes 48 bytes (40 before). As a `u32`,
+/// an `f64` handle's copy read it with its 4 bytes of padding, and the function as written ran
+/// 8 more instructions a Rosenbrock term.
 #[derive(Clone, Copy)]
-struct Meta(u32);
+struct Meta(usize);
 
 impl Meta {
     #[inline(always)]
     const fn new(n: u8, op: Op, node: bool) -> Meta {
-        Meta(n as u32 | (op as u8 as u32) << 8 | (node as u32) << 16)
+        Meta(n as usize | (op as u8 as usize) << 8 | (node as usize) << 16)
     }
 
     /// Number of pending pairs.
@@ -98,13 +101,13 @@ impl Meta {
     /// The same pair count and flag, labelled `op`.
     #[inline(always)]
     const fn with_op(self, op: Op) -> Meta {
-        Meta(self.0 & !0xff00 | (op as u8 as u32) << 8)
+        Meta(self.0 & !0xff00 | (op as u8 as usize) << 8)
     }
 
     /// The same label and flag with `n` pending pairs.
     #[inline(always)]
     const fn with_n(self, n: u8) -> Meta {
-        Meta(self.0 & !0xff | n as u32)
+        Meta(self.0 & !0xff | n as usize)
     }
 }
 
