@@ -75,11 +75,12 @@ impl<'t, S: Scalar> Var<'t, S> {
                 send(v.index[1], v.partial[1] * dk);
             }
         }
-        if !(if S::COSTLY_PRODUCT {
+        let finite = if S::COSTLY_PRODUCT {
             finite
         } else {
             all.is_finite()
-        }) {
+        };
+        if !finite {
             return operations(e, x.map(|v| *v));
         }
         let operand = |k: usize| (w[k].link(), w[k].x());
@@ -114,9 +115,10 @@ impl<'t, S: Scalar> Var<'t, S> {
     }
 }
 
-/// The one tape of leaves some of which are constants (or none, or two tapes: `None`): out of
-/// line, as only a leaf that is a constant brings it here (Rosenbrock's running sum before its
-/// first term).
+/// The leaves' tape where they are not all on the first leaf's: the first tape a leaf is on,
+/// if every other leaf is on it or a constant; `None` if all are constants or two tapes meet.
+/// Out of line: a leaf that is a constant (Rosenbrock's running sum before its first term) or
+/// one of another tape (an error) is what brings a statement here.
 #[inline(never)]
 fn one_tape<'t, S: Scalar, const L: usize>(x: [&Var<'t, S>; L]) -> Option<&'t TapeView<S>> {
     let t = x.iter().find_map(|v| v.tape)?;
