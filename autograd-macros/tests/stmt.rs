@@ -262,6 +262,35 @@ fn a_partial_that_is_not_finite_is_recorded_operation_by_operation() {
 }
 
 #[test]
+fn a_partial_that_is_not_finite_is_recorded_operation_by_operation_in_fixed_point() {
+    // The same in Q16, whose products are costly and tested one by one
+    // (`Scalar::COSTLY_PRODUCT`): sqrt's derivative at 0 is poison (fixed point's NaN), so the
+    // statement falls back, and the tape and the checked sweep's error are the operations'.
+    let run = |statement: bool| {
+        let tape = Tape::<Q16, 32>::new();
+        let (x, y, z) = (
+            tape.var(Q16::from_f64(0.0)),
+            tape.var(Q16::from_f64(2.0)),
+            tape.var(Q16::from_f64(1.0)),
+        );
+        let s = if statement {
+            stmt!(x.sqrt() * y + z)
+        } else {
+            x.sqrt() * y + z
+        };
+        (s.value(), tape.len(), tape.backward_checked(s).unwrap_err())
+    };
+    let with = run(true);
+    assert_eq!(with, run(false));
+    let error = Error::NonFinite {
+        statement: 4,
+        op: Op::Sqrt,
+        in_gradient: true,
+    };
+    assert_eq!(with, (Q16::from_f64(1.0), 9, error));
+}
+
+#[test]
 fn leaves_of_two_tapes_are_the_operations_error() {
     let (t1, t2) = (Tape::<f64, 16>::new(), Tape::<f64, 16>::new());
     let (a, b, c) = (t1.var(1.0), t2.var(2.0), t1.var(3.0));
@@ -368,6 +397,49 @@ fn two_pairs_on_one_value_are_one_pending_pair() {
             in_gradient: true
         }
     );
+}
+
+#[test]
+fn two_pairs_whose_sum_overflows_fall_back_where_nothing_else_does() {
+    // u - w = 0 exactly, u = z 2^1023 and w = 2^-6 - z 2^1023 at z = 2^-1030 (both 2^-7), so
+    // the value is 0 and the running product of the value and the partials (2^1023 and, through
+    // the minus, 2^1023 again) is 0, finite: only the merge of the two pairs on z overflows
+    // (2^1024). The statement falls back to the operations, which write the difference as a
+    // statement of its own with that infinite partial (slots 1-2), as without `stmt!`.
+    let run = |statement: bool| {
+        let tape = Tape::<f64, 16>::new();
+        let big = 2f64.powi(1023);
+        let z = tape.var(f64::MIN_POSITIVE / 2f64.powi(8));
+        let (u, w) = (z * big, 2f64.powi(-6) - z * big);
+        let s = if statement { stmt!(u - w) } else { u - w };
+        (s.value(), tape.len(), tape.backward_checked(s).unwrap_err())
+    };
+    let with = run(true);
+    assert_eq!(with, run(false));
+    let error = Error::NonFinite {
+        statement: 2,
+        op: Op::Sub,
+        in_gradient: true,
+    };
+    assert_eq!(with, (0.0, 3, error));
+}
+
+#[test]
+fn a_constant_as_the_first_leaf_still_makes_one_statement() {
+    // The first leaf is a constant (as a running sum starts): the leaves' tape is found past it,
+    // and `c sin(x y z)` is one statement of three operands (slots 3-5, header 6) labelled with
+    // its root, `*`. The operations would write `x y z` and keep `c sin(.)` in a handle.
+    let tape = Tape::<f64, 16>::new();
+    let (x, y, z) = (tape.var(0.5), tape.var(1.5), tape.var(-2.0));
+    let c = Var::constant(3.0);
+    let s = stmt!(c * (x * y * z).sin());
+    let id = s.id().expect("one statement");
+    let node = tape.node(id).unwrap();
+    assert_eq!((id.index(), node.op, node.operands), (6, Op::Mul, 3));
+    // d/dx = 3 cos(xyz) yz, at xyz = -1.5.
+    let g = tape.backward(s).unwrap();
+    let expected = 3.0 * (-1.5f64).cos() * (1.5 * -2.0);
+    assert!((g.wrt(x) - expected).abs() <= 1e-15 * expected.abs());
 }
 
 #[test]

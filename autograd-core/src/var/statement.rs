@@ -29,7 +29,8 @@ impl<'t, S: Scalar> Var<'t, S> {
         let (value, d) = e.jacobian(x.map(|v| v.value));
         // The leaves' tape: the first one's where every leaf is on it (compared by address, as
         // the operators compare tapes), the common case, tested first; else the first tape of
-        // any leaf, the others on it or constants (`one_tape`).
+        // any leaf, the others on it or constants (`one_tape`). (cargo-mutants' mutants of the
+        // guard survive: where it fails, `one_tape` finds the same tape, more slowly.)
         let t = match x.first().and_then(|v| v.tape) {
             Some(t) if x.iter().all(|v| address(v.tape) == address(Some(t))) => t,
             _ => match one_tape(x) {
@@ -52,7 +53,8 @@ impl<'t, S: Scalar> Var<'t, S> {
         // floating point), one running product tests them all (a factor that is not finite
         // makes it so; products that overflow only send the expression to the fallback, which
         // records the same values operation by operation); where it is not
-        // (`Scalar::COSTLY_PRODUCT`: a soft-float part, fixed point), a test each.
+        // (`Scalar::COSTLY_PRODUCT`: a soft-float part, fixed point), a test each. (A running
+        // sum would do as well: cargo-mutants' `+=` for `*=` survives.)
         let mut finite = value.is_finite();
         let mut all = value;
         let mut count = 0;
