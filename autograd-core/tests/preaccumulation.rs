@@ -2,7 +2,7 @@
 //! derivative cuts the dependence where an operation is flat over intervals (and only there), and
 //! a value that depends on nothing still belongs to its tape.
 
-use autograd_core::{Tape, TapeError, Var};
+use autograd_core::{Op, Tape, TapeError, Var};
 
 #[test]
 fn a_binary_operation_with_a_constant_operand_writes_nothing() {
@@ -420,6 +420,11 @@ fn an_n_ary_result_taken_back_keeps_exactly_its_operands() -> Result<(), TapeErr
     assert!(!y.is_constant() && y.value() == 0.0);
     assert_eq!(tape.len(), 2);
     assert_eq!(tape.backward(y)?.wrt(a), 0.0);
+    // Labelled with its operation, as every result is: written, it is a statement of no
+    // operand labelled `dot` (slot 2).
+    let w = y.recorded()?.id().expect("written");
+    let node = tape.node(w)?;
+    assert_eq!((w.index(), node.op, node.operands), (2, Op::Dot, 0));
     // No operand, but a term with a nonzero partial is a value on the tape that depends on
     // nothing (relu below 0): the result stays on the tape, as the exact path makes it (found by
     // the `capacity` fuzz target: a constant here made `backward` refuse it).
