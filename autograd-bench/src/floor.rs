@@ -63,6 +63,19 @@ impl Floor {
         &mut self.slots[at..at + k]
     }
 
+    /// Writes a statement of `operands` and its header (`value`); returns the header's index.
+    #[inline(always)]
+    fn statement<const K: usize>(&mut self, value: f64, operands: [Slot; K]) -> u32 {
+        let s = self.take(K + 1);
+        s[..K].copy_from_slice(&operands);
+        s[K] = Slot {
+            x: value,
+            adj: 0.0,
+            link: HEADER | K as u32,
+        };
+        (self.len - 1) as u32
+    }
+
     /// Records `x` as leaves, then Rosenbrock one statement a term; returns the value and the
     /// statement's index (`None` for fewer than two inputs: no term).
     #[inline]
@@ -88,32 +101,10 @@ impl Floor {
                 link: link as u32,
             };
             let (ia, ib) = (operand(i, da), operand(i + 1, db));
-            let value = sum;
             top = Some(match top {
                 // The first term: `0 + ...`, two operands.
-                None => {
-                    let s = self.take(3);
-                    s[0] = ia;
-                    s[1] = ib;
-                    s[2] = Slot {
-                        x: value,
-                        adj: 0.0,
-                        link: HEADER | 2,
-                    };
-                    (self.len - 1) as u32
-                }
-                Some(prev) => {
-                    let s = self.take(4);
-                    s[0] = operand(prev as usize, 1.0);
-                    s[1] = ia;
-                    s[2] = ib;
-                    s[3] = Slot {
-                        x: value,
-                        adj: 0.0,
-                        link: HEADER | 3,
-                    };
-                    (self.len - 1) as u32
-                }
+                None => self.statement(sum, [ia, ib]),
+                Some(prev) => self.statement(sum, [operand(prev as usize, 1.0), ia, ib]),
             });
         }
         (sum, top)

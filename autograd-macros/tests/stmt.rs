@@ -6,7 +6,7 @@
 
 use autograd_core::testkit::{rosenbrock, rosenbrock_gradient, rosenbrock_hessian, MICROGRAD};
 use autograd_core::{
-    gradient_reverse, hessian, Dual, Error, Function, Number, Op, Tape, TapeError, Var, Q16,
+    gradient_reverse, hessian, Dual, Error, Function, Number, Op, Scalar, Tape, TapeError, Var, Q16,
 };
 use autograd_macros::stmt;
 use proptest::prelude::*;
@@ -234,60 +234,36 @@ fn a_non_finite_value_is_recorded_operation_by_operation() {
     );
 }
 
-#[test]
-fn a_partial_that_is_not_finite_is_recorded_operation_by_operation() {
-    // sqrt at 0: the value 0 is finite, its derivative is not. The statement falls back to the
-    // operations, which write sqrt's result as a statement of its own (slots: 0 x, 1 y, 2 z, 3-4
-    // sqrt x with its infinite partial, 5-8 the product and sum's statement of three operands),
-    // so the tape and a checked sweep's error are what they are without `stmt!`. (One statement
-    // would hold the infinite partial as an operand of the sum's statement, slots 3-6.)
-    let run = |statement: bool| {
-        let tape = Tape::<f64, 32>::new();
-        let (x, y, z) = (tape.var(0.0), tape.var(2.0), tape.var(1.0));
-        let s = if statement {
-            stmt!(x.sqrt() * y + z)
-        } else {
-            x.sqrt() * y + z
-        };
-        (s.value(), tape.len(), tape.backward_checked(s).unwrap_err())
+/// `sqrt(x) y + z` at x = 0, y = 2, z = 1 on a fresh tape, with `stmt!` or operation by
+/// operation: the value, the tape's length and the checked sweep's error.
+fn sqrt_at_zero<S: Scalar>(statement: bool) -> (S, usize, Error) {
+    let tape = Tape::<S, 32>::new();
+    let [x, y, z] = [0.0, 2.0, 1.0].map(|v| tape.var(S::from_f64(v)));
+    let s = if statement {
+        stmt!(x.sqrt() * y + z)
+    } else {
+        x.sqrt() * y + z
     };
-    let with = run(true);
-    assert_eq!(with, run(false));
-    let error = Error::NonFinite {
-        statement: 4,
-        op: Op::Sqrt,
-        in_gradient: true,
-    };
-    assert_eq!(with, (1.0, 9, error));
+    (s.value(), tape.len(), tape.backward_checked(s).unwrap_err())
 }
 
 #[test]
-fn a_partial_that_is_not_finite_is_recorded_operation_by_operation_in_fixed_point() {
-    // The same in Q16, whose products are costly and tested one by one
-    // (`Scalar::COSTLY_PRODUCT`): sqrt's derivative at 0 is poison (fixed point's NaN), so the
-    // statement falls back, and the tape and the checked sweep's error are the operations'.
-    let run = |statement: bool| {
-        let tape = Tape::<Q16, 32>::new();
-        let (x, y, z) = (
-            tape.var(Q16::from_f64(0.0)),
-            tape.var(Q16::from_f64(2.0)),
-            tape.var(Q16::from_f64(1.0)),
-        );
-        let s = if statement {
-            stmt!(x.sqrt() * y + z)
-        } else {
-            x.sqrt() * y + z
-        };
-        (s.value(), tape.len(), tape.backward_checked(s).unwrap_err())
-    };
-    let with = run(true);
-    assert_eq!(with, run(false));
+fn a_partial_that_is_not_finite_is_recorded_operation_by_operation() {
+    // sqrt at 0: the value 0 is finite, its derivative is not (infinite in f64, poison in Q16,
+    // whose products are costly and tested one by one: `Scalar::COSTLY_PRODUCT`). The statement
+    // falls back to the operations, which write sqrt's result as a statement of its own (slots:
+    // 0 x, 1 y, 2 z, 3-4 sqrt x with its partial, 5-8 the product and sum's statement of three
+    // operands), so the tape and a checked sweep's error are what they are without `stmt!`.
+    // (One statement would hold that partial as an operand of the sum's statement, slots 3-6.)
     let error = Error::NonFinite {
         statement: 4,
         op: Op::Sqrt,
         in_gradient: true,
     };
-    assert_eq!(with, (Q16::from_f64(1.0), 9, error));
+    assert_eq!(sqrt_at_zero::<f64>(true), sqrt_at_zero::<f64>(false));
+    assert_eq!(sqrt_at_zero::<f64>(true), (1.0, 9, error));
+    assert_eq!(sqrt_at_zero::<Q16>(true), sqrt_at_zero::<Q16>(false));
+    assert_eq!(sqrt_at_zero::<Q16>(true), (Q16::from_f64(1.0), 9, error));
 }
 
 #[test]
