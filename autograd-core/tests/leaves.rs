@@ -142,6 +142,40 @@ fn leaves_are_checked_once_when_made() -> Result<(), TapeError> {
     Ok(())
 }
 
+/// The leading run of leaves is taken on trust (the sweep stops above it on the same ground);
+/// a range that reaches past it is read from where the run ends.
+#[test]
+fn leaves_past_the_tapes_leading_run_are_read() -> Result<(), TapeError> {
+    let tape = Tape::<f64, 16>::new();
+    let a = tape.var(1.0);
+    let b = tape.var(2.0);
+    // Slots 2-4: the product's two operands and its header; then two leaves more.
+    let _product = (a * b * 3.0).recorded()?;
+    let (c, d) = (tape.var(4.0), tape.var(5.0));
+    let (a, b, c, d) = (
+        a.id().unwrap(),
+        b.id().unwrap(),
+        c.id().unwrap(),
+        d.id().unwrap(),
+    );
+    assert_eq!((a.index(), b.index(), c.index(), d.index()), (0, 1, 5, 6));
+    // Within the run, shorter than it, from inside it.
+    assert_eq!(tape.leaves(a, 1)?.get(0).map(|v| v.value()), Some(1.0));
+    assert_eq!(tape.leaves(b, 1)?.get(0).map(|v| v.value()), Some(2.0));
+    // From inside the run past its end: the first statement past it is named.
+    assert_eq!(
+        tape.leaves(b, 2).unwrap_err(),
+        TapeError::NotALeaf { index: 2 }
+    );
+    // Past the run: leaves after a statement are leaves, and a statement among them is found.
+    assert_eq!(tape.leaves(c, 2)?.get(1).map(|v| v.value()), Some(5.0));
+    assert_eq!(
+        tape.leaves(NodeId::from_index(4), 3).unwrap_err(),
+        TapeError::NotALeaf { index: 4 }
+    );
+    Ok(())
+}
+
 #[test]
 fn leaves_set_at_once_are_set_as_one_by_one_or_not_at_all() -> Result<(), TapeError> {
     let mut tape = Tape::<f64, 16>::new();
