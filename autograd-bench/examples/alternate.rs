@@ -12,7 +12,9 @@
 //! Workloads: the reverse gradient as written (`operations`) and with each term one statement
 //! (`stmt!`), both through the benchmarks' loop (`modes::reverse_gradient_of`); the plain
 //! evaluation; and recording alone (the inputs and the function on the tape, no sweep), as
-//! written, with `stmt!`, and of the inputs only (`leaves`). For Rosenbrock also the floor of a
+//! written, with `stmt!`, and of the inputs only (`leaves`); both gradients again through the
+//! core's driver, `gradient_reverse`, as the criterion benchmarks call it (`core`). For
+//! Rosenbrock also the floor of a
 //! statement tape (`autograd_bench::floor`: the same statements in the same slot layout with
 //! nothing else done), its gradient and its recording alone.
 
@@ -22,7 +24,7 @@ use std::time::Instant;
 use autograd_bench::floor::Floor;
 use autograd_bench::functions::{point, Function, Statements};
 use autograd_bench::modes::reverse_gradient_of;
-use autograd_core::{Number, TapeView, Var};
+use autograd_core::{gradient_reverse, Number, TapeView, Var};
 
 /// Records the inputs and `f` on `tape`, without a sweep; returns the value.
 fn record<F: autograd_core::Function>(tape: &mut TapeView<f64>, f: &F, x: &[f64]) -> f64 {
@@ -77,6 +79,8 @@ fn main() {
         "record, operations",
         "record, stmt!",
         "record, leaves",
+        "operations, core",
+        "stmt!, core",
         "floor",
         "record, floor",
     ];
@@ -98,7 +102,9 @@ fn main() {
                     3 => Ok(record(&mut tape, &f, black_box(&x))),
                     4 => Ok(record(&mut tape, &statements, black_box(&x))),
                     5 => Ok(record(&mut tape, &Leaves, black_box(&x))),
-                    6 => Ok(floor.rosenbrock_gradient(black_box(&x), &mut g)),
+                    6 => gradient_reverse(&f, &mut tape, black_box(&x), &mut g),
+                    7 => gradient_reverse(&statements, &mut tape, black_box(&x), &mut g),
+                    8 => Ok(floor.rosenbrock_gradient(black_box(&x), &mut g)),
                     _ => Ok(floor.record_rosenbrock(black_box(&x)).0),
                 };
                 if let Err(e) = black_box(v) {

@@ -35,7 +35,7 @@
 
 use crate::drive::{forward_gradient, record, write_gradient};
 use crate::scratch::with_scratch;
-use crate::{Dual, DualVec, Function, Scalar, TapeError, TapeView};
+use crate::{Dual, DualVec, Function, Scalar, TapeError, TapeView, Var};
 
 /// Reverse mode: `grad = ∇f(x)` from one recording and one backward sweep; returns `f(x)`.
 ///
@@ -76,10 +76,22 @@ pub fn gradient_reverse<S: Scalar, F: Function + ?Sized>(
     // The one-row case of `reverse_rows`, written directly: reverse mode's hot path spares the
     // output buffer and the loop over rows.
     record(tape, x.len(), 0, x.iter().copied(), |tape, vars| {
-        let y = f.eval(vars);
+        let y = evaluated(f, vars);
         write_gradient(tape, y, vars, grad)?;
         Ok(y.value())
     })
+}
+
+/// `f` recorded on `vars`, in a function of its own. Inlined into the driver (where it sits in
+/// the scratch's tier functions, among the sweep's and the gradient's values), the recording of
+/// a long function lost its registers: Rosenbrock's running sum and partials went through the
+/// stack every term as chains of stores and loads, and `gradient_reverse` took 1.3x the time of
+/// the same recording in the benchmarks' own loop at n = 1000 for 5 % more instructions (by
+/// `examples/alternate`, as written: 19.7-20.0 us, 16.5-16.6 us out of line; PERFORMANCE.md,
+/// "The core's driver"). The call costs one handle returned through memory a gradient.
+#[inline(never)]
+fn evaluated<'t, S: Scalar, F: Function + ?Sized>(f: &F, vars: &[Var<'t, S>]) -> Var<'t, S> {
+    f.eval(vars)
 }
 
 /// Forward mode with [`Dual`]: `grad = ∇f(x)` from `n` passes, pass `i` seeding `dx_i = 1`;

@@ -112,7 +112,7 @@ impl<'t, S: Scalar> Var<'t, S> {
                 w[count].put_header(value, E::OP, count);
                 let index = t.len() + count;
                 t.commit(count + 1);
-                Var::labelled(t, index as u32, value, E::OP)
+                Var::statement(t, index as u32, value, E::OP)
             }
         }
     }
