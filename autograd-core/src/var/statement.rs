@@ -122,10 +122,11 @@ impl<'t, S: Scalar> Var<'t, S> {
 /// if every other leaf is on it or a constant; `None` if all are constants or two tapes meet.
 /// Out of line: a leaf that is a constant (Rosenbrock's running sum before its first term) or
 /// one of another tape (an error) is what brings a statement here. It takes the leaves' tapes,
-/// not references to the leaves: given those, their places escaped into the call, and LLVM kept
-/// the leaves (the running sum a loop carries) in the stack on the hot path too, stored and
-/// loaded again every statement (by `examples/alternate`, `stmt!`'s Rosenbrock gradient took
-/// about 15 % longer at n = 1000 and 20 % at n = 100, `dense`'s 3 % longer).
+/// not references to the leaves.
+// Given the references, the leaves' places escaped into the call, and LLVM kept the leaves (the
+// running sum a loop carries) in the stack on the hot path too, stored and loaded again every
+// statement (`examples/alternate`: `stmt!`'s Rosenbrock gradient took about 15 % longer at
+// n = 1000 and 20 % at n = 100; PERFORMANCE.md, "The leading leaves taken on trust").
 #[inline(never)]
 fn one_tape<S: Scalar, const L: usize>(tapes: [Option<&TapeView<S>>; L]) -> Option<&TapeView<S>> {
     let t = tapes.iter().find_map(|&t| t)?;
