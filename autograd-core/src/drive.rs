@@ -182,6 +182,23 @@ pub(crate) fn record<S: Scalar, R>(
     result
 }
 
+/// `f` recorded on `vars`, in a function of its own: how the drivers that record a [`Function`]
+/// through [`record`] evaluate it (the call costs one handle returned through memory a
+/// recording).
+// Inlined into the driver (where it sits in the scratch's tier functions, among the sweep's and
+// the gradient's values), the recording of a long function lost its registers: Rosenbrock's
+// running sum and partials went through the stack every term as chains of stores and loads,
+// and `gradient_reverse` took 1.3x the time of the same recording in the benchmarks' own loop
+// at n = 1000 for 5 % more instructions (`examples/alternate rosenbrock 1000`, as written:
+// 19.4-20.0 us inlined, 16.3-16.6 us out of line; PERFORMANCE.md, "The core's driver").
+#[inline(never)]
+pub(crate) fn evaluated<'t, S: Scalar, F: Function + ?Sized>(
+    f: &F,
+    vars: &[Var<'t, S>],
+) -> Var<'t, S> {
+    f.eval(vars)
+}
+
 /// The backward sweep from `y`, down to the first of the inputs `vars` only (they were recorded
 /// in order, so nothing below the first can depend on them, and the cost does not depend on what
 /// the tape held before). `None` if `y` is a constant: `f` did not use its inputs.
@@ -261,7 +278,7 @@ pub(crate) fn forward_over_reverse<S: Scalar, T: Tangents<S>, F: Function + ?Siz
     mut write: impl FnMut(usize, T),
 ) -> Result<S, TapeError> {
     record(tape, n, 0, seeds, |tape, vars| {
-        let y: Var<'_, T> = f.eval(vars);
+        let y: Var<'_, T> = evaluated(f, vars);
         let grads = sweep(tape, y, vars)?;
         for (i, var) in vars.iter().enumerate() {
             write(i, grads.map_or(T::ZERO, |g| g.wrt(*var)));

@@ -33,9 +33,9 @@
 //! # Ok::<(), autograd_core::TapeError>(())
 //! ```
 
-use crate::drive::{forward_gradient, record, write_gradient};
+use crate::drive::{evaluated, forward_gradient, record, write_gradient};
 use crate::scratch::with_scratch;
-use crate::{Dual, DualVec, Function, Scalar, TapeError, TapeView, Var};
+use crate::{Dual, DualVec, Function, Scalar, TapeError, TapeView};
 
 /// Reverse mode: `grad = ∇f(x)` from one recording and one backward sweep; returns `f(x)`.
 ///
@@ -80,19 +80,6 @@ pub fn gradient_reverse<S: Scalar, F: Function + ?Sized>(
         write_gradient(tape, y, vars, grad)?;
         Ok(y.value())
     })
-}
-
-/// `f` recorded on `vars`, in a function of its own (the call costs one handle returned through
-/// memory a gradient).
-// Inlined into the driver (where it sits in the scratch's tier functions, among the sweep's and
-// the gradient's values), the recording of a long function lost its registers: Rosenbrock's
-// running sum and partials went through the stack every term as chains of stores and loads,
-// and `gradient_reverse` took 1.3x the time of the same recording in the benchmarks' own loop
-// at n = 1000 for 5 % more instructions (`examples/alternate rosenbrock 1000`, as written:
-// 19.4-20.0 us inlined, 16.3-16.6 us out of line; PERFORMANCE.md, "The core's driver").
-#[inline(never)]
-fn evaluated<'t, S: Scalar, F: Function + ?Sized>(f: &F, vars: &[Var<'t, S>]) -> Var<'t, S> {
-    f.eval(vars)
 }
 
 /// Forward mode with [`Dual`]: `grad = ∇f(x)` from `n` passes, pass `i` seeding `dx_i = 1`;
