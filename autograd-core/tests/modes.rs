@@ -457,6 +457,53 @@ fn benchmark_sizes() {
     }
 }
 
+/// The first input, untouched: its reverse gradient records nothing beyond the inputs.
+struct First;
+impl Function for First {
+    fn eval<T: Number>(&self, x: &[T]) -> T {
+        x[0]
+    }
+}
+
+/// R^n -> R^2: (x0, x_{n-1}), recording nothing beyond the inputs.
+struct Pick;
+impl VectorFunction for Pick {
+    fn eval<T: Number>(&self, x: &[T], out: &mut [T]) {
+        out[0] = x[0];
+        out[1] = x[x.len() - 1];
+    }
+}
+
+#[test]
+fn inputs_that_do_not_fit_the_tape_are_counted_and_rewound() {
+    // Six inputs on four slots: the drivers record them at once, and the error counts the two
+    // that did not fit, as six `var` calls one by one would.
+    let mut tape = Tape::<f64, 4>::new();
+    let overflow = TapeError::CapacityExceeded {
+        capacity: 4,
+        needed: 6,
+    };
+    let mut g = [0.0; 6];
+    assert_eq!(
+        gradient_reverse(&First, &mut tape, &[1.0; 6], &mut g),
+        Err(overflow)
+    );
+    assert!(tape.check().is_ok() && tape.is_empty());
+    let (mut y, mut j) = ([0.0; 2], [0.0; 12]);
+    let mut small = Tape::<f64, 5>::new();
+    assert_eq!(
+        jacobian_reverse(&Pick, &mut small, &[1.0; 6], &mut y, &mut j),
+        Err(TapeError::CapacityExceeded {
+            capacity: 5,
+            needed: 6
+        })
+    );
+    assert!(small.check().is_ok() && small.is_empty());
+    // Four fit exactly: the gradient is the first unit vector.
+    assert_eq!(gradient_reverse(&First, &mut tape, &[2.0; 4], &mut g[..4]), Ok(2.0));
+    assert_eq!(g[..4], [1.0, 0.0, 0.0, 0.0]);
+}
+
 /// R^3 -> R^2: (x0 x1 sin x2, exp(x0) - x1 / x2).
 struct Field;
 impl VectorFunction for Field {
