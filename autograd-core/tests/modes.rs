@@ -500,7 +500,10 @@ fn inputs_that_do_not_fit_the_tape_are_counted_and_rewound() {
     );
     assert!(small.check().is_ok() && small.is_empty());
     // Four fit exactly: the gradient is the first unit vector.
-    assert_eq!(gradient_reverse(&First, &mut tape, &[2.0; 4], &mut g[..4]), Ok(2.0));
+    assert_eq!(
+        gradient_reverse(&First, &mut tape, &[2.0; 4], &mut g[..4]),
+        Ok(2.0)
+    );
     assert_eq!(g[..4], [1.0, 0.0, 0.0, 0.0]);
 }
 

@@ -70,12 +70,28 @@ impl<'t, S: Scalar> Var<'t, S> {
             }
             count += if E::CUTS { !p.is_zero() as usize } else { 1 };
         };
-        for (v, &dk) in x.iter().zip(&d) {
-            if v.meta.n() >= 1 {
-                send(v.index[0], v.partial[0] * dk);
+        // Leaves that are all statements themselves (inputs, a running sum that is the last
+        // statement written: the common case) have one pair each with partial 1: their operands
+        // are the expression's partials as they are, without the products or the tests of each
+        // leaf's pair count. By callgrind (`examples/profile rosenbrock-stmt 1000` 10 and 20
+        // gradients) 218.9 -> 205.9 instructions a term; `dense-stmt` 598,217 -> 578,270 a
+        // gradient.
+        if x.iter().all(|v| v.meta.node()) {
+            for (v, &dk) in x.iter().zip(&d) {
+                debug_assert!(
+                    v.meta.n() == 1 && v.partial[0] == S::ONE,
+                    "a node is itself"
+                );
+                send(v.index[0], dk);
             }
-            if v.meta.n() >= 2 {
-                send(v.index[1], v.partial[1] * dk);
+        } else {
+            for (v, &dk) in x.iter().zip(&d) {
+                if v.meta.n() >= 1 {
+                    send(v.index[0], v.partial[0] * dk);
+                }
+                if v.meta.n() >= 2 {
+                    send(v.index[1], v.partial[1] * dk);
+                }
             }
         }
         let finite = if S::COSTLY_PRODUCT {
