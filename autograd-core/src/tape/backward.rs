@@ -47,7 +47,12 @@ impl<S: Scalar> TapeView<S> {
     /// As [`backward`](Self::backward).
     pub fn backward_above(&self, y: Var<'_, S>, mark: Mark) -> Result<Gradients<'_, S>, TapeError> {
         self.own(mark.tag)?;
-        self.sweep::<true>(y, mark.len())
+        // Above the tape's start is the whole tape: the full sweep, without a bound test per
+        // send (a driver's inputs recorded on an empty tape, the common case).
+        match mark.len() {
+            0 => self.sweep::<false>(y, 0),
+            lo => self.sweep::<true>(y, lo),
+        }
     }
 
     /// The backward sweep over slots `lo..=root`; contributions to statements below `lo` are
