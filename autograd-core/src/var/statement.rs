@@ -22,7 +22,7 @@ impl<'t, S: Scalar> Var<'t, S> {
     pub(crate) fn of_statement<E: Statement<L>, const L: usize>(e: &E, x: [&Self; L]) -> Self {
         if cfg!(autograd_fault_injection) {
             // The self-test's wrong rules live in the operations: they must reach these too.
-            return operations(e, x.map(|v| *v));
+            return fallback(e, x);
         }
         // The value and partials first: where the expression calls functions (`sin`, `exp`),
         // nothing else of the leaves is live across the calls, which keep no register. (Pure:
@@ -36,11 +36,11 @@ impl<'t, S: Scalar> Var<'t, S> {
             Some(t) if x.iter().all(|v| address(v.tape) == address(Some(t))) => t,
             _ => match one_tape(x.map(|v| v.tape)) {
                 Some(t) => t,
-                None => return operations(e, x.map(|v| *v)),
+                None => return fallback(e, x),
             },
         };
         let Some(w) = t.free_slots(2 * L + 1) else {
-            return operations(e, x.map(|v| *v));
+            return fallback(e, x);
         };
         // Each leaf's pending pairs times its partial, written as operands as they come. Where
         // the expression holds an operation that is flat over intervals (`Statement::CUTS`), a
@@ -100,7 +100,7 @@ impl<'t, S: Scalar> Var<'t, S> {
             all.is_finite()
         };
         if !finite {
-            return operations(e, x.map(|v| *v));
+            return fallback(e, x);
         }
         let operand = |k: usize| (w[k].link(), w[k].x());
         let pending = |n: u8, index: [u32; 2], partial: [S; 2]| Var {
@@ -120,7 +120,7 @@ impl<'t, S: Scalar> Var<'t, S> {
                 }
                 let s = p + q;
                 if !s.is_finite() {
-                    return operations(e, x.map(|v| *v));
+                    return fallback(e, x);
                 }
                 pending(1, [i, 0], [s, S::ZERO])
             }
@@ -149,6 +149,29 @@ fn one_tape<S: Scalar, const L: usize>(tapes: [Option<&TapeView<S>>; L]) -> Opti
     let at = address(Some(t));
     let apart = tapes.iter().any(|&u| address(u) != 0 && address(u) != at);
     (!apart).then_some(t)
+}
+
+/// [`operations`] on copies of the leaves: the statement's result where it falls back. The
+/// same handle, rebuilt field by field around an opaque copy of its word (`black_box`, an
+/// identity), so that it is not the place the out-of-line call writes its result into.
+// A handle is returned through memory. Returned as it came, LLVM had the call write into the
+// place of `of_statement`'s own result, which then lived in the stack on every path: the running
+// sum a loop carries was stored after every statement and loaded again at the top of the next
+// (seven stores and seven loads a Rosenbrock term). Rebuilt, only the cold path copies it.
+// `examples/alternate rosenbrock 1000`, three rounds by turns: `stmt!` 10.86-11.06 -> 10.50-10.61
+// us; callgrind (`examples/profile`, 10 and 20 gradients) rosenbrock-stmt 205.9 -> 203.9
+// instructions a term, dense-stmt 578,270 -> 575,272 a gradient. (The whole handle through
+// `black_box` was copied back into that same place: no change.)
+#[inline(always)]
+fn fallback<'t, S: Scalar, E: Statement<L>, const L: usize>(
+    e: &E,
+    x: [&Var<'t, S>; L],
+) -> Var<'t, S> {
+    let r = operations(e, x.map(|v| *v));
+    Var {
+        meta: Meta(core::hint::black_box(r.meta.0)),
+        ..r
+    }
 }
 
 /// The expression recorded operation by operation: the fallback, out of line (inlined, it made
