@@ -476,8 +476,8 @@ impl VectorFunction for Pick {
 
 #[test]
 fn inputs_that_do_not_fit_the_tape_are_counted_and_rewound() {
-    // Six inputs on four slots: the drivers record them at once, and the error counts the two
-    // that did not fit, as six `var` calls one by one would.
+    // Six inputs on four slots: the error says six were needed (the two that did not fit
+    // counted), and the driver rewinds the tape to where it was.
     let mut tape = Tape::<f64, 4>::new();
     let overflow = TapeError::CapacityExceeded {
         capacity: 4,
