@@ -4,6 +4,7 @@
 //! finiteness for the whole expression instead of one per operation.
 
 use super::{address, Meta};
+use crate::tape::Slot;
 use crate::{Scalar, Statement, TapeView, Var};
 
 impl<'t, S: Scalar> Var<'t, S> {
@@ -24,83 +25,195 @@ impl<'t, S: Scalar> Var<'t, S> {
             // The self-test's wrong rules live in the operations: they must reach these too.
             return fallback(e, x);
         }
-        // The value and partials first: where the expression calls functions (`sin`, `exp`),
-        // nothing else of the leaves is live across the calls, which keep no register. (Pure:
-        // a fallback below only discards them.)
-        let (value, d) = e.jacobian(x.map(|v| v.value));
-        // The leaves' tape: the first one's where every leaf is on it (compared by address, as
-        // the operators compare tapes), the common case, tested first; else the first tape of
-        // any leaf, the others on it or constants (`one_tape`). (cargo-mutants' mutants of the
-        // guard survive: where it fails, `one_tape` finds the same tape, more slowly.)
-        let t = match x.first().and_then(|v| v.tape) {
-            Some(t) if x.iter().all(|v| address(v.tape) == address(Some(t))) => t,
-            _ => match one_tape(x.map(|v| v.tape)) {
-                Some(t) => t,
-                None => return fallback(e, x),
-            },
-        };
-        let Some(w) = t.free_slots(2 * L + 1) else {
-            return fallback(e, x);
-        };
-        // Each leaf's pending pairs times its partial, written as operands as they come. Where
-        // the expression holds an operation that is flat over intervals (`Statement::CUTS`), a
-        // zero product is written over by the next: it sends nothing, as the operation's zero
-        // derivative cuts the dependence operation by operation (`Var::chain`). Elsewhere every
-        // product is an operand, as `x * y` at `y = 0` keeps `x` (and the count depends on the
-        // leaves' pairs alone, not on a test of each product: by callgrind on
-        // `examples/profile rosenbrock-stmt`, 249.7 instructions a term with the test, 236.7
-        // without, measured with the leaves passed by value).
-        // Finiteness of the value and every product: where a product is cheap (hardware
-        // floating point), one running product tests them all (a factor that is not finite
-        // makes it so; products that overflow only send the expression to the fallback, which
-        // records the same values operation by operation); where it is not
-        // (`Scalar::COSTLY_PRODUCT`: a soft-float part, fixed point), a test each. (A running
-        // sum would do as well: cargo-mutants' `+=` for `*=` survives.)
-        let mut finite = value.is_finite();
-        let mut all = value;
-        let mut count = 0;
-        let mut send = |index: u32, p: S| {
-            if S::COSTLY_PRODUCT {
-                finite &= p.is_finite();
-            } else {
-                all *= p;
-            }
-            if let Some(s) = w.get(count) {
-                s.put_operand(index, p);
-            }
-            count += if E::CUTS { !p.is_zero() as usize } else { 1 };
-        };
-        // Leaves that are all statements themselves (inputs, a running sum that is the last
-        // statement written: the common case) have one pair each with partial 1: their operands
-        // are the expression's partials as they are, without the products or the tests of each
-        // leaf's pair count. By callgrind (`examples/profile rosenbrock-stmt 1000` 10 and 20
-        // gradients) 218.9 -> 205.9 instructions a term; `dense-stmt` 598,217 -> 578,270 a
-        // gradient.
-        if x.iter().all(|v| v.meta.node()) {
-            for (v, &dk) in x.iter().zip(&d) {
-                debug_assert!(
-                    v.meta.n() == 1 && v.partial[0] == S::ONE,
-                    "a node is itself"
-                );
-                send(v.index[0], dk);
-            }
-        } else {
-            for (v, &dk) in x.iter().zip(&d) {
-                if v.meta.n() >= 1 {
-                    send(v.index[0], v.partial[0] * dk);
-                }
-                if v.meta.n() >= 2 {
-                    send(v.index[1], v.partial[1] * dk);
-                }
+        // Leaves of one pending pair each, all on one tape (inputs, a running sum that is the
+        // last statement written, `2.0 * x`: the common case): each sends one operand, without
+        // the tests of a second pair, and only what such a leaf is made of (`Pair`: its pair,
+        // value and word) is live across the calls an expression makes (`sin`, `exp`, which
+        // keep no register). Every other shape (a constant, two pairs, two tapes) takes the
+        // whole handles out of line (`over_handles`): inline, its fields were loaded where the
+        // leaves were copied and kept live, or spilled, on this path too. By callgrind
+        // (`examples/profile rosenbrock-stmt 1000` and `dense-stmt 1000`, 10 and 20 gradients):
+        // 203.9 -> 174.0 instructions a term, 575,272 -> 552,467 a gradient; PERFORMANCE.md,
+        // "Leaves of one pair apart", has the timings and what a leaf of two pairs now costs.
+        if let Some(t) = x.first().and_then(|v| v.tape) {
+            let at = address(Some(t));
+            if x.iter().fold(true, |all, v| {
+                all & (v.meta.n() == 1) & (address(v.tape) == at)
+            }) {
+                return over_pairs(e, t, x.map(Pair::of));
             }
         }
-        let finite = if S::COSTLY_PRODUCT {
-            finite
+        rebuilt(over_handles(e, x.map(|v| *v)))
+    }
+}
+
+/// The statement over any leaves: each leaf's pending pairs times its partial. Out of line, on
+/// copies of the leaves made where it is called (its result [`rebuilt`]).
+#[inline(never)]
+fn over_handles<'t, S: Scalar, E: Statement<L>, const L: usize>(
+    e: &E,
+    x: [Var<'t, S>; L],
+) -> Var<'t, S> {
+    let x = x.each_ref();
+    // The value and partials first: where the expression calls functions, little else of
+    // the leaves is live across the calls. (Pure: a fallback below only discards them.)
+    let (value, d) = e.jacobian(x.map(|v| v.value));
+    // The leaves' tape: the first one's where every leaf is on it (compared by address, as
+    // the operators compare tapes), the common case, tested first; else the first tape of
+    // any leaf, the others on it or constants (`one_tape`). (cargo-mutants' mutants of the
+    // guard survive: where it fails, `one_tape` finds the same tape, more slowly.)
+    let t = match x.first().and_then(|v| v.tape) {
+        Some(t) if x.iter().all(|v| address(v.tape) == address(Some(t))) => t,
+        _ => match one_tape(x.map(|v| v.tape)) {
+            Some(t) => t,
+            None => return fallback(e, x),
+        },
+    };
+    let Some(w) = t.free_slots(2 * L + 1) else {
+        return fallback(e, x);
+    };
+    // Each leaf's pending pairs times its partial, written as operands as they come.
+    let mut operands = Operands::new(w, value);
+    for (v, &dk) in x.iter().zip(&d) {
+        if v.meta.n() >= 1 {
+            operands.send::<E, L>(v.index[0], v.partial[0] * dk);
+        }
+        if v.meta.n() >= 2 {
+            operands.send::<E, L>(v.index[1], v.partial[1] * dk);
+        }
+    }
+    match operands.finish::<E, L>(t) {
+        Some(r) => r,
+        None => fallback(e, x),
+    }
+}
+
+/// What [`Var::of_statement`] needs of a leaf of one pending pair on its tape: the pair, the
+/// value and the word. Such a handle's second pair is zeros (a statement's handle is made so,
+/// and every operation that leaves one pair keeps them: checked in debug builds), so it is
+/// rebuilt from these exactly where the expression falls back.
+#[derive(Clone, Copy)]
+struct Pair<S: Scalar> {
+    partial: S,
+    index: u32,
+    value: S,
+    meta: Meta,
+}
+
+impl<S: Scalar> Pair<S> {
+    #[inline(always)]
+    fn of(v: &Var<'_, S>) -> Self {
+        debug_assert!(
+            v.meta.n() == 1 && v.partial[1] == S::ZERO && v.index[1] == 0,
+            "a handle of one pair has zeros for its second"
+        );
+        Pair {
+            partial: v.partial[0],
+            index: v.index[0],
+            value: v.value,
+            meta: v.meta,
+        }
+    }
+
+    /// The handle again, on tape `t`.
+    #[inline(always)]
+    fn handle(self, t: &TapeView<S>) -> Var<'_, S> {
+        Var {
+            tape: Some(t),
+            value: self.value,
+            partial: [self.partial, S::ZERO],
+            index: [self.index, 0],
+            meta: self.meta,
+        }
+    }
+}
+
+/// The statement over leaves of one pair each on tape `t`: an operand a leaf, its partial
+/// times the expression's (1 for a statement's own handle: the product is exact).
+#[inline(always)]
+fn over_pairs<'t, S: Scalar, E: Statement<L>, const L: usize>(
+    e: &E,
+    t: &'t TapeView<S>,
+    leaves: [Pair<S>; L],
+) -> Var<'t, S> {
+    let (value, d) = e.jacobian(leaves.map(|l| l.value));
+    let written = match t.free_slots(2 * L + 1) {
+        Some(w) => {
+            let mut operands = Operands::new(w, value);
+            for (l, &dk) in leaves.iter().zip(&d) {
+                operands.send::<E, L>(l.index, l.partial * dk);
+            }
+            operands.finish::<E, L>(t)
+        }
+        None => None,
+    };
+    match written {
+        Some(r) => r,
+        None => fallback_of(e, leaves.map(|l| l.handle(t))),
+    }
+}
+
+/// A statement's operands as they are written into the free slots `w`, with the test of their
+/// finiteness.
+struct Operands<'w, S: Scalar> {
+    w: &'w [Slot<S>],
+    value: S,
+    finite: bool,
+    all: S,
+    count: usize,
+}
+
+impl<'w, S: Scalar> Operands<'w, S> {
+    #[inline(always)]
+    fn new(w: &'w [Slot<S>], value: S) -> Self {
+        Operands {
+            w,
+            value,
+            finite: value.is_finite(),
+            all: value,
+            count: 0,
+        }
+    }
+
+    /// One operand. Where the expression holds an operation that is flat over intervals
+    /// (`Statement::CUTS`), a zero partial is written over by the next: it sends nothing, as
+    /// the operation's zero derivative cuts the dependence operation by operation
+    /// (`Var::chain`). Elsewhere every partial is an operand, as `x * y` at `y = 0` keeps `x`
+    /// (and the count depends on the leaves' pairs alone, not on a test of each partial: by
+    /// callgrind on `examples/profile rosenbrock-stmt`, 249.7 instructions a term with the
+    /// test, 236.7 without, measured with the leaves passed by value).
+    /// Finiteness of the value and every partial: where a product is cheap (hardware floating
+    /// point), one running product tests them all (a factor that is not finite makes it so;
+    /// products that overflow only send the expression to the fallback, which records the same
+    /// values operation by operation); where it is not (`Scalar::COSTLY_PRODUCT`: a soft-float
+    /// part, fixed point), a test each. (A running sum would do as well: cargo-mutants' `+=`
+    /// for `*=` survives.)
+    #[inline(always)]
+    fn send<E: Statement<L>, const L: usize>(&mut self, index: u32, p: S) {
+        if S::COSTLY_PRODUCT {
+            self.finite &= p.is_finite();
         } else {
-            all.is_finite()
+            self.all *= p;
+        }
+        if let Some(s) = self.w.get(self.count) {
+            s.put_operand(index, p);
+        }
+        self.count += if E::CUTS { !p.is_zero() as usize } else { 1 };
+    }
+
+    /// The result: a constant-like handle of no pair, one or two pairs kept pending in the
+    /// handle, or the statement written; `None` where a value or a sum of two partials at one
+    /// index is not finite (the expression falls back).
+    #[inline(always)]
+    fn finish<'t, E: Statement<L>, const L: usize>(self, t: &'t TapeView<S>) -> Option<Var<'t, S>> {
+        let (w, value, count) = (self.w, self.value, self.count);
+        let finite = if S::COSTLY_PRODUCT {
+            self.finite
+        } else {
+            self.all.is_finite()
         };
         if !finite {
-            return fallback(e, x);
+            return None;
         }
         let operand = |k: usize| (w[k].link(), w[k].x());
         let pending = |n: u8, index: [u32; 2], partial: [S; 2]| Var {
@@ -110,17 +223,17 @@ impl<'t, S: Scalar> Var<'t, S> {
             index,
             meta: Meta::new(n, E::OP, false),
         };
-        match count {
+        Some(match count {
             0 => pending(0, [0, 0], [S::ZERO, S::ZERO]),
             1 => pending(1, [operand(0).0, 0], [operand(0).1, S::ZERO]),
             2 => {
                 let ((i, p), (j, q)) = (operand(0), operand(1));
                 if i != j {
-                    return pending(2, [i, j], [p, q]);
+                    return Some(pending(2, [i, j], [p, q]));
                 }
                 let s = p + q;
                 if !s.is_finite() {
-                    return fallback(e, x);
+                    return None;
                 }
                 pending(1, [i, 0], [s, S::ZERO])
             }
@@ -130,7 +243,7 @@ impl<'t, S: Scalar> Var<'t, S> {
                 t.commit(count + 1);
                 Var::statement(t, index as u32, value, E::OP)
             }
-        }
+        })
     }
 }
 
@@ -151,9 +264,26 @@ fn one_tape<S: Scalar, const L: usize>(tapes: [Option<&TapeView<S>>; L]) -> Opti
     (!apart).then_some(t)
 }
 
-/// [`operations`] on copies of the leaves: the statement's result where it falls back. The
-/// same handle, rebuilt field by field around an opaque copy of its word (`black_box`, an
-/// identity), so that it is not the place the out-of-line call writes its result into.
+/// [`operations`] on copies of the leaves: the statement's result where it falls back.
+#[inline(always)]
+fn fallback<'t, S: Scalar, E: Statement<L>, const L: usize>(
+    e: &E,
+    x: [&Var<'t, S>; L],
+) -> Var<'t, S> {
+    fallback_of(e, x.map(|v| *v))
+}
+
+/// [`fallback`] on the leaves themselves.
+#[inline(always)]
+fn fallback_of<'t, S: Scalar, E: Statement<L>, const L: usize>(
+    e: &E,
+    x: [Var<'t, S>; L],
+) -> Var<'t, S> {
+    rebuilt(operations(e, x))
+}
+
+/// The handle an out-of-line call returned, rebuilt field by field around an opaque copy of its
+/// word (`black_box`, an identity), so that it is not the place the call writes its result into.
 // A handle is returned through memory. Returned as it came, LLVM had the call write into the
 // place of `of_statement`'s own result, which then lived in the stack on every path: the running
 // sum a loop carries was stored after every statement and loaded again at the top of the next
@@ -163,11 +293,7 @@ fn one_tape<S: Scalar, const L: usize>(tapes: [Option<&TapeView<S>>; L]) -> Opti
 // instructions a term, dense-stmt 578,270 -> 575,272 a gradient. (The whole handle through
 // `black_box` was copied back into that same place: 217.9 instructions a term, no faster.)
 #[inline(always)]
-fn fallback<'t, S: Scalar, E: Statement<L>, const L: usize>(
-    e: &E,
-    x: [&Var<'t, S>; L],
-) -> Var<'t, S> {
-    let r = operations(e, x.map(|v| *v));
+fn rebuilt<S: Scalar>(r: Var<'_, S>) -> Var<'_, S> {
     Var {
         meta: Meta(core::hint::black_box(r.meta.0)),
         ..r
