@@ -300,6 +300,34 @@ fn a_full_tape_is_the_sticky_error_and_values_stay_right() {
 }
 
 #[test]
+fn leaves_of_one_pair_need_room_for_one_operand_each_and_a_header() {
+    // Three inputs and `sin(x) sin(y) sin(z) + x y`: one statement of three operands and a
+    // header (slots 3-6) where four slots are free; operation by operation it would take eight
+    // (a statement of the three sines, then one of it, x and y).
+    let tape = Tape::<f64, 7>::new();
+    let (x, y, z) = (tape.var(0.5), tape.var(1.5), tape.var(2.5));
+    let s = stmt!(x.sin() * y.sin() * z.sin() + x * y);
+    assert_eq!((s.id().unwrap().index(), tape.len()), (6, 7));
+    let g = tape.backward(s).unwrap();
+    let (sx, sy, sz) = (0.5_f64.sin(), 1.5_f64.sin(), 2.5_f64.sin());
+    let want = [
+        0.5_f64.cos() * sy * sz + 1.5,
+        sx * 1.5_f64.cos() * sz + 0.5,
+        sx * sy * 2.5_f64.cos(),
+    ];
+    assert_eq!([g.wrt(x), g.wrt(y), g.wrt(z)], want);
+    // One slot fewer: the operations, which overflow; the value is still right.
+    let tape = Tape::<f64, 6>::new();
+    let (x, y, z) = (tape.var(0.5), tape.var(1.5), tape.var(2.5));
+    let s = stmt!(x.sin() * y.sin() * z.sin() + x * y);
+    assert_eq!(s.value(), sx * sy * sz + 0.75);
+    assert!(matches!(
+        tape.backward(s),
+        Err(TapeError::CapacityExceeded { capacity: 6, .. })
+    ));
+}
+
+#[test]
 fn constants_make_a_constant_and_a_zero_partial_sends_nothing() {
     let tape = Tape::<f64, 16>::new();
     let c = Var::constant(2.0);

@@ -137,7 +137,8 @@ fn over_pairs<'t, S: Scalar, E: Statement<L>, const L: usize>(
     leaves: [Pair<S>; L],
 ) -> Var<'t, S> {
     let (value, d) = e.jacobian(leaves.map(|l| l.value));
-    let written = match t.free_slots(2 * L + 1) {
+    // An operand a leaf, and a header: room for these is all the statement needs.
+    let written = match t.free_slots(L + 1) {
         Some(w) => {
             let mut operands = Operands::new(w, value);
             for (l, &dk) in leaves.iter().zip(&d) {
