@@ -27,14 +27,12 @@ impl<'t, S: Scalar> Var<'t, S> {
         }
         // Leaves of one pending pair each, all on one tape (inputs, a running sum that is the
         // last statement written, `2.0 * x`: the common case): each sends one operand, without
-        // the tests of a second pair, and only what such a leaf is made of (`Pair`: its pair,
-        // value and word) is live across the calls an expression makes (`sin`, `exp`, which
-        // keep no register). Every other shape (a constant, two pairs, two tapes) takes the
-        // whole handles out of line (`over_handles`): inline, its fields were loaded where the
-        // leaves were copied and kept live, or spilled, on this path too. By callgrind
-        // (`examples/profile rosenbrock-stmt 1000` and `dense-stmt 1000`, 10 and 20 gradients):
-        // 203.9 -> 174.0 instructions a term, 575,272 -> 552,467 a gradient; PERFORMANCE.md,
-        // "Leaves of one pair apart", has the timings and what a leaf of two pairs now costs.
+        // the tests of a second pair, and what the statement keeps of such a leaf (`Pair`: its
+        // pair, value and word) is all that stays live across the calls an expression makes
+        // (`sin`, `exp`, which keep no register). By callgrind (`examples/profile
+        // rosenbrock-stmt 1000` and `dense-stmt 1000`, 10 and 20 gradients): 203.9 -> 188.9
+        // instructions a term, `dense-stmt` unchanged (575,272 -> 576,274); PERFORMANCE.md,
+        // "Leaves of one pair apart", has the timings and the variants measured.
         if let Some(t) = x.first().and_then(|v| v.tape) {
             let at = address(Some(t));
             if x.iter().fold(true, |all, v| {
@@ -43,18 +41,20 @@ impl<'t, S: Scalar> Var<'t, S> {
                 return over_pairs(e, t, x.map(Pair::of));
             }
         }
-        rebuilt(over_handles(e, x.map(|v| *v)))
+        over_handles(e, x)
     }
 }
 
-/// The statement over any leaves: each leaf's pending pairs times its partial. Out of line, on
-/// copies of the leaves made where it is called (its result [`rebuilt`]).
-#[inline(never)]
+/// The statement over any leaves (a constant, a leaf of two pairs, leaves of two tapes): each
+/// leaf's pending pairs times its partial.
+// Inline: out of line, on copies of the leaves, the one-pair path kept less live (174.0
+// instructions a Rosenbrock term, `dense-stmt` 552,467), but a leaf of two pairs then cost 29 %
+// more instructions and 40 % more time than before (`examples/stmt_leaves`).
+#[inline(always)]
 fn over_handles<'t, S: Scalar, E: Statement<L>, const L: usize>(
     e: &E,
-    x: [Var<'t, S>; L],
+    x: [&Var<'t, S>; L],
 ) -> Var<'t, S> {
-    let x = x.each_ref();
     // The value and partials first: where the expression calls functions, little else of
     // the leaves is live across the calls. (Pure: a fallback below only discards them.)
     let (value, d) = e.jacobian(x.map(|v| v.value));
