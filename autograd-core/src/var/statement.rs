@@ -12,8 +12,9 @@ impl<'t, S: Scalar> Var<'t, S> {
     /// expression's [`eval`](Statement::eval)) where they have something to report that one
     /// statement would not: leaves on two tapes (`ForeignVar` on both), a value or partial that
     /// is not finite (NaN provenance names the operation that made it), or no room for the
-    /// largest statement the leaves could make (the operations record what they need, and the
-    /// overflow where it does not fit). Leaves that are all constants give a constant.
+    /// statement (an operand a leaf where each has one pending pair, else the largest the
+    /// leaves could make; the operations record what they need, and the overflow where it does
+    /// not fit). Leaves that are all constants give a constant.
     // The leaves come by reference: passed by value, the handle a loop carries from one
     // statement to the next (a running sum) was stored field by field and read back in wider
     // pieces, which a processor cannot forward from the stores (PERFORMANCE.md, "One statement
@@ -274,17 +275,9 @@ fn fallback<'t, S: Scalar, E: Statement<L>, const L: usize>(
     fallback_of(e, x.map(|v| *v))
 }
 
-/// [`fallback`] on the leaves themselves.
-#[inline(always)]
-fn fallback_of<'t, S: Scalar, E: Statement<L>, const L: usize>(
-    e: &E,
-    x: [Var<'t, S>; L],
-) -> Var<'t, S> {
-    rebuilt(operations(e, x))
-}
-
-/// The handle an out-of-line call returned, rebuilt field by field around an opaque copy of its
-/// word (`black_box`, an identity), so that it is not the place the call writes its result into.
+/// [`fallback`] on the leaves themselves. The handle [`operations`] returns is rebuilt field by
+/// field around an opaque copy of its word (`black_box`, an identity), so that it is not the
+/// place the out-of-line call writes its result into.
 // A handle is returned through memory. Returned as it came, LLVM had the call write into the
 // place of `of_statement`'s own result, which then lived in the stack on every path: the running
 // sum a loop carries was stored after every statement and loaded again at the top of the next
@@ -294,7 +287,11 @@ fn fallback_of<'t, S: Scalar, E: Statement<L>, const L: usize>(
 // instructions a term, dense-stmt 578,270 -> 575,272 a gradient. (The whole handle through
 // `black_box` was copied back into that same place: 217.9 instructions a term, no faster.)
 #[inline(always)]
-fn rebuilt<S: Scalar>(r: Var<'_, S>) -> Var<'_, S> {
+fn fallback_of<'t, S: Scalar, E: Statement<L>, const L: usize>(
+    e: &E,
+    x: [Var<'t, S>; L],
+) -> Var<'t, S> {
+    let r = operations(e, x);
     Var {
         meta: Meta(core::hint::black_box(r.meta.0)),
         ..r
