@@ -57,57 +57,91 @@ pub struct Var<'t, S: Scalar> {
     meta: Meta,
 }
 
-/// A handle's pair count `n` (bits 0-7), its label (bits 8-15: the last operation applied, the
-/// label of the statement if the handle is written) and its node flag (bit 16: `true` only for
-/// a handle that is exactly statement `index[0]`, a leaf, `get` or a written result; every
-/// operation clears it, so `x + 0.0` or `x * 1.0`, whose only pending partial is 1 with respect
-/// to `x`, is not mistaken for `x` itself), in one word written by one store. As three one-byte
-/// fields they were stored one by one, and a copy of the handle through memory (the running sum
-/// a loop carries into `stmt!`'s statement, which takes its leaves by reference) read them back
-/// as one wider word, which a processor cannot forward from the stores: `stmt!`'s Rosenbrock
-/// gradient took about 17 % longer (PERFORMANCE.md, "One word for a handle's count, label and
-/// flag"). A `usize`, so that an `f64` handle on a 64-bit host (56 bytes) and an `f32` one on
-/// a 32-bit part (32 bytes) have no padding, which a copy would read with the word as one wider
-/// load (the same hazard); an `f32` handle on the host takes 48 bytes (40 before). As a `u32`,
-/// an `f64` handle's copy read it with its 4 bytes of padding, and the function as written ran
-/// 8 more instructions a Rosenbrock term.
+/// A handle's pair count `n` and its label (bits 0-7: the last operation applied, the label of
+/// the statement if the handle is written) with its node flag (bit 8: `true` only for a handle
+/// that is exactly statement `index[0]`, a leaf, `get` or a written result; every operation
+/// clears it, so `x + 0.0` or `x * 1.0`, whose only pending partial is 1 with respect to `x`, is
+/// not mistaken for `x` itself): two halves of one word ([`Half`]).
+///
+/// One word, so that an `f64` handle on a 64-bit host (56 bytes) and an `f32` one on a 32-bit
+/// part (32 bytes) have no padding: a copy of the handle through memory (the running sum a loop
+/// carries into `stmt!`'s statement) read padding together with the fields before it as one
+/// wider load, which a processor cannot forward from the narrower stores that wrote them
+/// (PERFORMANCE.md, "One word for a handle's count, label and flag": three one-byte fields took
+/// `stmt!`'s Rosenbrock gradient about 17 % longer). Two halves, not one `usize` with the count
+/// in its low byte: every read of that count was a truncation of the word, and the word went
+/// from each operation's result into the next through masks, `select`s and `phi`s, so in a
+/// long generated function LLVM 22's InstCombine walked thousands of operations deep under each
+/// truncation (it recurses once a value: rustc 1.95 overflowed its stack on 3,000 operations)
+/// and spent its time there on 1,000. As halves, the count is never truncated: the
+/// 1,000-operation function of `cargo xtask bench --compile-time` builds in 29.0 s of user CPU
+/// instead of 42.5, the 3,000-operation one with the default stack, and the tape's gradients run
+/// the same instructions within 1 % (PERFORMANCE.md, "The count as a half-word").
 #[derive(Clone, Copy)]
-struct Meta(usize);
+struct Meta {
+    n: Half,
+    /// The label (bits 0-7) and the node flag (bit 8).
+    label: Half,
+}
+
+/// Half a `usize`: the count and the label each take one, so that [`Meta`] is one word.
+#[cfg(target_pointer_width = "64")]
+type Half = u32;
+/// Half a `usize`: the count and the label each take one, so that [`Meta`] is one word.
+#[cfg(not(target_pointer_width = "64"))]
+type Half = u16;
+
+/// Two handles' pair counts in one word, as the out-of-line merges take them (`merge.rs`).
+// (The casts are needed where `Half` is `u16`.)
+#[allow(clippy::unnecessary_cast)]
+#[inline(always)]
+fn counts(nx: Half, ny: Half) -> u32 {
+    nx as u32 | (ny as u32) << 8
+}
 
 impl Meta {
     #[inline(always)]
-    const fn new(n: u8, op: Op, node: bool) -> Meta {
-        Meta(n as usize | (op as u8 as usize) << 8 | (node as usize) << 16)
+    const fn new(n: Half, op: Op, node: bool) -> Meta {
+        Meta {
+            n,
+            label: op as u8 as Half | (node as Half) << 8,
+        }
     }
 
     /// Number of pending pairs.
     #[inline(always)]
-    const fn n(self) -> u8 {
-        self.0 as u8
+    const fn n(self) -> Half {
+        self.n
     }
 
     /// The label.
     #[inline(always)]
     const fn op(self) -> Op {
-        Op::from_code((self.0 >> 8) as u8)
+        Op::from_code(self.label as u8)
     }
 
     /// The node flag.
     #[inline(always)]
     const fn node(self) -> bool {
-        (self.0 >> 16) & 1 != 0
+        (self.label >> 8) & 1 != 0
     }
 
     /// The same pair count and flag, labelled `op`.
     #[inline(always)]
     const fn with_op(self, op: Op) -> Meta {
-        Meta(self.0 & !0xff00 | (op as u8 as usize) << 8)
+        Meta {
+            n: self.n,
+            label: self.label & !0xff | op as u8 as Half,
+        }
     }
 
     /// The same label and flag with `n` pending pairs.
     #[inline(always)]
-    const fn with_n(self, n: u8) -> Meta {
-        Meta(self.0 & !0xff | n as usize)
+    const fn with_n(self, n: Half) -> Meta {
+        Meta {
+            n,
+            label: self.label,
+        }
     }
 }
 
@@ -314,7 +348,7 @@ impl<'t, S: Scalar> Var<'t, S> {
             value,
             partial: [S::ONE, S::ZERO],
             index: [index, 0],
-            meta: Meta::new((index != POISON) as u8, op, index != POISON),
+            meta: Meta::new((index != POISON) as Half, op, index != POISON),
         }
     }
 
@@ -357,7 +391,7 @@ impl<'t, S: Scalar> Var<'t, S> {
             // Three or four pairs with no index in common: a statement of them all, written out
             // of line (see `write_apart`).
             (nx, ny) if unshared(i, j) => {
-                let counts = nx as u32 | (ny as u32) << 8;
+                let counts = counts(nx, ny);
                 let index = write_apart(tape, op, value, counts, pack(i), a0, a1, pack(j), b0, b1);
                 return Var::labelled_on(tape, index, value, op);
             }
@@ -365,7 +399,7 @@ impl<'t, S: Scalar> Var<'t, S> {
             // a long generated function they made it compile several times slower. Their pairs
             // go as plain values (see `merge_shared`).
             (nx, ny) => {
-                let counts = nx as u32 | (ny as u32) << 8;
+                let counts = counts(nx, ny);
                 let (i, j) = (pack(i), pack(j));
                 let (index, p0, p1) = merge_shared(tape, op, counts, value, i, a0, a1, j, b0, b1);
                 let keep = match index {
@@ -454,7 +488,7 @@ fn address<S: Scalar>(t: Option<&TapeView<S>>) -> usize {
 /// `rhs` says whether these are the second operand's partials. `op` is a constant at every
 /// call site, so the match folds away.
 #[inline(always)]
-fn times<S: Scalar>(p: [S; 2], n: u8, d: S, op: Op, rhs: bool) -> [S; 2] {
+fn times<S: Scalar>(p: [S; 2], n: Half, d: S, op: Op, rhs: bool) -> [S; 2] {
     if cfg!(autograd_fault_injection) {
         // The self-test's wrong rules must reach every operation.
         return [p[0] * d, p[1] * d];

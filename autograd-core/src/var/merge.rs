@@ -4,6 +4,7 @@
 //! and return plain values (indices packed two to an integer), so that the inlined operations
 //! that call them keep their handles in registers.
 
+use super::Half;
 use crate::op::Op;
 use crate::tape::{TapeView, POISON};
 use crate::{Scalar, TapeError};
@@ -171,7 +172,7 @@ pub(super) fn non_finite<S: Scalar>(
     index: u64,
     p0: S,
     p1: S,
-    n: u8,
+    n: Half,
 ) -> u32 {
     let index = unpack(index);
     let operands = [(index[0], p0), (index[1], p1), (0, S::ZERO), (0, S::ZERO)];
