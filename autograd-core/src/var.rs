@@ -66,17 +66,18 @@ pub struct Var<'t, S: Scalar> {
 /// One word, so that an `f64` handle on a 64-bit host (56 bytes) and an `f32` one on a 32-bit
 /// part (32 bytes) have no padding: a copy of the handle through memory (the running sum a loop
 /// carries into `stmt!`'s statement) read padding together with the fields before it as one
-/// wider load, which a processor cannot forward from the narrower stores that wrote them
-/// (PERFORMANCE.md, "One word for a handle's count, label and flag": three one-byte fields took
-/// `stmt!`'s Rosenbrock gradient about 17 % longer). Two halves, not one `usize` with the count
-/// in its low byte: every read of that count was a truncation of the word, and the word went
-/// from each operation's result into the next through masks, `select`s and `phi`s, so in a
-/// long generated function LLVM 22's InstCombine walked thousands of operations deep under each
-/// truncation (it recurses once a value: rustc 1.95 overflowed its stack on 3,000 operations)
-/// and spent its time there on 1,000. As halves, the count is never truncated: the
-/// 1,000-operation function of `cargo xtask bench --compile-time` builds in 29.0 s of user CPU
-/// instead of 42.5, the 3,000-operation one with the default stack, and the tape's gradients run
-/// the same instructions within 1 % (PERFORMANCE.md, "The count as a half-word").
+/// wider load, which a processor cannot forward from the narrower stores that wrote them. Two
+/// halves, not one `usize` with the count in its low byte: every read of that count was a
+/// truncation of the word, and the word went from each operation's result into the next through
+/// masks, `select`s and `phi`s, so in a long generated function LLVM 22's InstCombine walked
+/// thousands of operations deep under each truncation (it recurses once a value). As halves,
+/// the count is never truncated.
+// Measured (PERFORMANCE.md, "One word for a handle's count, label and flag" and "The count as a
+// half-word"): three one-byte fields took `stmt!`'s Rosenbrock gradient about 17 % longer; with
+// the count in the word's low byte, rustc 1.95 overflowed its stack on the 3,000-operation
+// function of `cargo xtask bench --compile-time` and built the 1,000-operation one in 42.5 s of
+// user CPU; as halves, 29.0 s and the 3,000-operation one with the default stack, the gradients
+// within 1 % of the instructions they took.
 #[derive(Clone, Copy)]
 struct Meta {
     n: Half,
