@@ -182,6 +182,25 @@ fn partials_that_overflow_where_a_sum_or_difference_merges_are_written_and_found
 }
 
 #[test]
+fn partials_that_overflow_where_an_n_ary_sum_folds_are_written_and_the_result_is_that_statement() {
+    // `Var::sum` of terms of at most two pairs in all folds them into the handle as `+` would;
+    // where the two partials at one index add up to an infinity, that step writes a statement
+    // (slots 1-2: one operand, x), and the sum's result is a handle to it: `id()` names it.
+    let big = 3e38_f32;
+    let tape = Tape::<f32, 16>::new();
+    let x = tape.var(0.0);
+    let y = Var::sum(&[(x * big).sin(), (x * big).sin()]);
+    assert_eq!(y.value(), 0.0);
+    assert_eq!(tape.backward(y).unwrap().wrt(x), f32::INFINITY);
+    let id = y.id().expect("a handle to the statement written");
+    assert_eq!(id.index(), 2);
+    assert_eq!(tape.node(id).unwrap().operands, 1);
+    let r = tape.anomaly(y).unwrap();
+    assert_eq!(r.index, 2);
+    assert!(matches!(r.kind, AnomalyKind::Gradient { local, .. } if local == f32::INFINITY));
+}
+
+#[test]
 fn a_gradient_report_with_a_non_finite_operand_is_traced_to_its_value() {
     // y = 2^(ln 0) = 2^-inf = 0, finite; but d/dbase = (-inf) 2^(-inf - 1) = -inf * 0 = NaN.
     // The cause is ln(0). Slots: 0 x, 1 base, 2-3 ln x (-inf), 4-6 pow (NaN partial: written).
