@@ -585,8 +585,9 @@ mod tests {
     /// A handle's size on a 64-bit host (the tape's address and capacity, the value, two
     /// pending partials and their indices, and one word for the pair count, the operation and
     /// the node flag; `firmware/src/lib.rs` asserts the 32-bit parts' at compile time). The
-    /// word is a `usize`, so an `f64` handle has no padding (56 bytes) and an `f32` one takes
-    /// 48 on the host (40 with the three one-byte fields it replaced). With 16-bit indices and
+    /// word is two halves of a `usize` (the count; the operation and the flag), so an `f64`
+    /// handle has no padding (56 bytes) and an `f32` one takes 48 on the host (40 with the
+    /// three one-byte fields the word replaced). With 16-bit indices and
     /// those bytes an `f64` handle would take 48 bytes and an `f32` one still 40 (PERFORMANCE.md,
     /// "The smallest index type").
     #[cfg(target_pointer_width = "64")]

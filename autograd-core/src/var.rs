@@ -131,18 +131,15 @@ impl Meta {
     #[inline(always)]
     const fn with_op(self, op: Op) -> Meta {
         Meta {
-            n: self.n,
             label: self.label & !0xff | op as u8 as Half,
+            ..self
         }
     }
 
     /// The same label and flag with `n` pending pairs.
     #[inline(always)]
     const fn with_n(self, n: Half) -> Meta {
-        Meta {
-            n,
-            label: self.label,
-        }
+        Meta { n, ..self }
     }
 }
 
