@@ -25,9 +25,7 @@ mod ops;
 mod statement;
 
 pub use layer::Activate;
-use merge::{
-    foreign, merge_shared, non_finite, pack, unpack, unshared, write_apart, SHARED_I, SHARED_J,
-};
+use merge::{foreign, merge_shared, non_finite, pack, unshared, write_apart, SHARED_I, SHARED_J};
 
 /// A value recorded on a tape (or a constant), used like a number: `(x1 * x2 + 1.0).relu()`.
 ///
@@ -134,12 +132,6 @@ impl Meta {
             label: self.label & !0xff | op as u8 as Half,
             ..self
         }
-    }
-
-    /// The same label and flag with `n` pending pairs.
-    #[inline(always)]
-    const fn with_n(self, n: Half) -> Meta {
-        Meta { n, ..self }
     }
 }
 
@@ -265,41 +257,27 @@ impl<'t, S: Scalar> Var<'t, S> {
         Var { partial, ..self }.settled_cut(self.tape, op, value, cut)
     }
 
-    /// `c - self` for a constant `c`: `-self + c`, the negation and the shift as one operation
-    /// (the partials negated, one finiteness test), labelled `+c` as the two would leave it.
-    #[inline(always)]
-    fn subtracted_from(self, c: S) -> Self {
-        if cfg!(autograd_fault_injection) {
-            // The self-test's wrong rules for both operations must reach `c - x`.
-            return self.negate().shift(c);
-        }
-        let partial = times(self.partial, self.meta.n(), -S::ONE, Op::Neg, false);
-        Var { partial, ..self }.settled(self.tape, Op::Shift, -self.value + c)
-    }
-
-    /// The result of operation `op`: these partials with the new value and label, or, where the
-    /// value or a partial is not finite, written at once as a statement of its own, so NaN
-    /// provenance names the operation.
-    #[inline(always)]
-    fn settled(self, tape: Option<&'t TapeView<S>>, op: Op, value: S) -> Self {
-        self.settled_cut(tape, op, value, false)
-    }
-
-    /// [`settled`](Self::settled), the result depending on nothing if `cut` and it is finite (a
-    /// non-finite result is written with its operands whatever `cut` says). The finiteness test
-    /// is the one `settled` makes: a cut costs no test of its own.
+    /// The result of operation `op`: these partials with the new value and label (depending on
+    /// nothing if `cut` and it is finite), or, where the value or a partial is not finite,
+    /// written at once as a statement of its own with its operands whatever `cut` says, so NaN
+    /// provenance names the operation. A cut costs no test of its own. The result is made in one
+    /// place from either branch's parts (see [`combine`](Self::combine)).
     #[inline(always)]
     fn settled_cut(self, tape: Option<&'t TapeView<S>>, op: Op, value: S, cut: bool) -> Self {
-        if !finite_result(op, value, self.partial) {
+        let (partial, index, meta) = if !finite_result(op, value, self.partial) {
             let [p0, p1] = self.partial;
             let index = non_finite(tape, op, value, pack(self.index), p0, p1, self.meta.n());
-            return Var::labelled_on(tape, index, value, op);
-        }
+            written(index, op)
+        } else {
+            let n = if cut { 0 } else { self.meta.n() };
+            (self.partial, self.index, Meta::new(n, op, false))
+        };
         Var {
             tape,
             value,
-            meta: Meta::new(if cut { 0 } else { self.meta.n() }, op, false),
-            ..self
+            partial,
+            index,
+            meta,
         }
     }
 
@@ -354,67 +332,112 @@ impl<'t, S: Scalar> Var<'t, S> {
     /// and `y`.
     #[inline(always)]
     fn combine(self, op: Op, value: S, dx: S, y: Self, dy: S) -> Self {
+        self.combine_labelled(op, value, dx, y, dy, [op, op])
+    }
+
+    /// [`combine`](Self::combine), where an operand that depends on nothing recorded (a
+    /// constant, or a cut result: no pending pair) makes the operation one of a constant: the
+    /// result is labelled `constant[0]` where that operand is `y`, `constant[1]` where it is
+    /// `self` (`x + c` is a shift, `x * c` a scale), and cut where the label is flat over
+    /// intervals and the local derivative is 0 (`x * 0.0`), as the one-input operations are.
+    ///
+    /// Every shape's result is made in one place, at the end, from its parts (its pairs, or the
+    /// statement written for it), and the operators call only this: inlined into a long
+    /// function, a handle written in each shape's branch was memory that LLVM turned into
+    /// registers by walking, for each of its fields, every block after the operation (the
+    /// placement of `phi`s in SROA), which made a straight-line function's build quadratic.
+    // Measured (PERFORMANCE.md, "One place an operation's result is made"): the 1,000-operation
+    // generated function of `cargo xtask bench --compile-time` built in 27.4 s of user CPU with
+    // a handle written in each branch and in each operator's constant arms, 12.3 s like this;
+    // SROA's share of LLVM's time went from 10.4 s to 0.3 s.
+    #[inline(always)]
+    fn combine_labelled(self, op: Op, value: S, dx: S, y: Self, dy: S, constant: [Op; 2]) -> Self {
         #[cfg(autograd_fault_injection)]
         let (dx, dy) = crate::fault::corrupt(op, self.value, (dx, dy));
-        let tape = match (self.tape, y.tape) {
-            _ if self.same_tape(y) => self.tape,
-            (Some(a), Some(b)) => return Var::between_tapes(a, b, value),
-            (a, b) => a.or(b),
+        let (tape, apart) = match (self.tape, y.tape) {
+            _ if self.same_tape(y) => (self.tape, false),
+            (Some(a), Some(b)) => {
+                foreign(a, b);
+                (Some(a), true)
+            }
+            (a, b) => (a.or(b), false),
         };
         let [a0, a1] = times(self.partial, self.meta.n(), dx, op, false);
         let [b0, b1] = times(y.partial, y.meta.n(), dy, op, true);
         let (i, j) = (self.index, y.index);
-        let r = match (self.meta.n(), y.meta.n()) {
-            (_, 0) => Var {
-                partial: [a0, a1],
-                ..self
-            },
-            (0, _) => y.with_partials(b0, b1),
+        // The result's pairs (whether they are to be tested, and cut if finite), or the statement
+        // written.
+        let (partial, index, meta, test, cut) = match (self.meta.n(), y.meta.n()) {
+            _ if apart => {
+                let (p, i, m) = written(POISON, op);
+                (p, i, m, false, false)
+            }
+            // One operand depends on nothing recorded (a constant, or a cut): `x + c` is a shift,
+            // `x * c` a scale, cut where `c` is 0, as the one-input operations are.
+            (nx, 0) => {
+                let cut = constant[0].has_flat_regions() && dx.is_zero();
+                ([a0, a1], i, Meta::new(nx, constant[0], false), true, cut)
+            }
+            (0, ny) => {
+                let cut = constant[1].has_flat_regions() && dy.is_zero();
+                ([b0, b1], j, Meta::new(ny, constant[1], false), true, cut)
+            }
             (1, 1) if i[0] == j[0] => {
                 // (Two finite partials may add up to an infinity: for a sum or a difference,
                 // whose result's partials are not tested otherwise, written now if they did.)
                 let s = a0 + b0;
                 if passes_partials(op) && !s.is_finite() {
                     let index = non_finite(tape, op, value, pack(i), s, S::ZERO, 1);
-                    return Var::labelled_on(tape, index, value, op);
+                    let (p, i, m) = written(index, op);
+                    (p, i, m, false, false)
+                } else {
+                    ([s, a1], i, Meta::new(1, op, false), true, false)
                 }
-                self.with_partials(s, a1)
             }
-            (1, 1) => Var {
-                partial: [a0, b0],
-                index: [i[0], j[0]],
-                meta: self.meta.with_n(2),
-                ..self
-            },
+            (1, 1) => ([a0, b0], [i[0], j[0]], Meta::new(2, op, false), true, false),
             // Three or four pairs with no index in common: a statement of them all, written out
             // of line (see `write_apart`).
             (nx, ny) if unshared(i, j) => {
                 let counts = counts(nx, ny);
                 let index = write_apart(tape, op, value, counts, pack(i), a0, a1, pack(j), b0, b1);
-                return Var::labelled_on(tape, index, value, op);
+                let (p, i, m) = written(index, op);
+                (p, i, m, false, false)
             }
             // The rarer shapes (an index in common), out of line: inlined into every operation of
             // a long generated function they made it compile several times slower. Their pairs
             // go as plain values (see `merge_shared`).
             (nx, ny) => {
                 let counts = counts(nx, ny);
-                let (i, j) = (pack(i), pack(j));
-                let (index, p0, p1) = merge_shared(tape, op, counts, value, i, a0, a1, j, b0, b1);
-                let keep = match index {
-                    SHARED_I => i,
-                    SHARED_J => j,
-                    _ => return Var::labelled_on(tape, index, value, op),
-                };
-                // (Settled below, with every other arm.)
-                Var {
-                    partial: [p0, p1],
-                    index: unpack(keep),
-                    meta: self.meta.with_n(2),
-                    ..self
+                let (pi, pj) = (pack(i), pack(j));
+                let (index, p0, p1) = merge_shared(tape, op, counts, value, pi, a0, a1, pj, b0, b1);
+                match index {
+                    SHARED_I => ([p0, p1], i, Meta::new(2, op, false), true, false),
+                    SHARED_J => ([p0, p1], j, Meta::new(2, op, false), true, false),
+                    _ => {
+                        let (p, i, m) = written(index, op);
+                        (p, i, m, false, false)
+                    }
                 }
             }
         };
-        r.settled(tape, op, value)
+        let (partial, index, meta) = if test && !finite_result(op, value, partial) {
+            let [p0, p1] = partial;
+            let index = non_finite(tape, meta.op(), value, pack(index), p0, p1, meta.n());
+            written(index, meta.op())
+        } else if cut {
+            // (Only where finite: a non-finite result keeps its operand, with a partial of 0,
+            // so NaN provenance follows it back, as `settled_cut` does.)
+            (partial, index, Meta::new(0, meta.op(), false))
+        } else {
+            (partial, index, meta)
+        };
+        Var {
+            tape,
+            value,
+            partial,
+            index,
+            meta,
+        }
     }
 
     /// `true` if both are on the same tape or both constants: one comparison of addresses, the
@@ -428,17 +451,15 @@ impl<'t, S: Scalar> Var<'t, S> {
     }
 
     #[inline(always)]
-    fn with_partials(self, p0: S, p1: S) -> Self {
-        Var {
-            partial: [p0, p1],
-            ..self
-        }
+    fn binary(self, op: Op, y: Self) -> Self {
+        self.binary_labelled(op, y, [op, op])
     }
 
+    /// [`binary`](Self::binary), labelled as [`combine_labelled`](Self::combine_labelled) says.
     #[inline(always)]
-    fn binary(self, op: Op, y: Self) -> Self {
+    fn binary_labelled(self, op: Op, y: Self, constant: [Op; 2]) -> Self {
         let (value, dx, dy) = op::binary(op, self.value, y.value);
-        self.combine(op, value, dx, y, dy)
+        self.combine_labelled(op, value, dx, y, dy, constant)
     }
 
     /// `self^y`, differentiable in both; `d/dy` at `self = 0, y >= 0` is taken as 0.
@@ -472,6 +493,19 @@ impl<'t, S: Scalar> Var<'t, S> {
     pub fn hypot(self, other: Self) -> Self {
         self.binary(Op::Hypot, other)
     }
+}
+
+/// The pairs, indices and [`Meta`] of a handle to statement `index` (none if it is `POISON`),
+/// labelled `op`: what [`Var::labelled_on`] makes, as the parts an operation assembles its
+/// result from.
+#[inline(always)]
+fn written<S: Scalar>(index: u32, op: Op) -> ([S; 2], [u32; 2], Meta) {
+    let node = index != POISON;
+    (
+        [S::ONE, S::ZERO],
+        [index, 0],
+        Meta::new(node as Half, op, node),
+    )
 }
 
 /// A tape's address, 0 for none (tapes compared by one integer comparison).

@@ -100,7 +100,7 @@ pub(super) fn merge_shared<S: Scalar>(
         }
     };
     // A sum of two finite partials may overflow. Where one did, the result is written now, as
-    // `settled` writes any other non-finite result: the caller tests only the value of a sum or
+    // `combine` writes any other non-finite result: the caller tests only the value of a sum or
     // a difference, whose other partials it passed through.
     if !(p0.is_finite() && p1.is_finite()) {
         let kept = if keep == SHARED_I { i } else { j };

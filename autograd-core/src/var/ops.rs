@@ -20,15 +20,7 @@ impl<'t, S: Scalar> Add for Var<'t, S> {
     #[cfg_attr(not(feature = "outlined-ops"), inline(always))]
     #[cfg_attr(feature = "outlined-ops", inline(never))]
     fn add(self, rhs: Self) -> Self {
-        if !self.same_tape(rhs) {
-            if rhs.tape.is_none() {
-                return self.shift(rhs.value);
-            }
-            if self.tape.is_none() {
-                return rhs.shift(self.value);
-            }
-        }
-        self.binary(Op::Add, rhs)
+        self.binary_labelled(Op::Add, rhs, [Op::Shift, Op::Shift])
     }
 }
 
@@ -37,15 +29,7 @@ impl<'t, S: Scalar> Sub for Var<'t, S> {
     #[cfg_attr(not(feature = "outlined-ops"), inline(always))]
     #[cfg_attr(feature = "outlined-ops", inline(never))]
     fn sub(self, rhs: Self) -> Self {
-        if !self.same_tape(rhs) {
-            if rhs.tape.is_none() {
-                return self.shift(-rhs.value);
-            }
-            if self.tape.is_none() {
-                return rhs.subtracted_from(self.value);
-            }
-        }
-        self.binary(Op::Sub, rhs)
+        self.binary_labelled(Op::Sub, rhs, [Op::Shift, Op::Shift])
     }
 }
 
@@ -54,15 +38,7 @@ impl<'t, S: Scalar> Mul for Var<'t, S> {
     #[cfg_attr(not(feature = "outlined-ops"), inline(always))]
     #[cfg_attr(feature = "outlined-ops", inline(never))]
     fn mul(self, rhs: Self) -> Self {
-        if !self.same_tape(rhs) {
-            if rhs.tape.is_none() {
-                return self.scale(rhs.value);
-            }
-            if self.tape.is_none() {
-                return rhs.scale(self.value);
-            }
-        }
-        self.binary(Op::Mul, rhs)
+        self.binary_labelled(Op::Mul, rhs, [Op::Scale, Op::Scale])
     }
 }
 
@@ -71,11 +47,7 @@ impl<'t, S: Scalar> Div for Var<'t, S> {
     #[cfg_attr(not(feature = "outlined-ops"), inline(always))]
     #[cfg_attr(feature = "outlined-ops", inline(never))]
     fn div(self, rhs: Self) -> Self {
-        if !self.same_tape(rhs) && rhs.tape.is_none() {
-            // x / c: the value divides (exactly as plain arithmetic rounds), the partial is 1/c.
-            return self.chain(Op::Scale, self.value / rhs.value, S::ONE / rhs.value);
-        }
-        self.binary(Op::Div, rhs)
+        self.binary_labelled(Op::Div, rhs, [Op::Scale, Op::Div])
     }
 }
 
