@@ -96,6 +96,51 @@ fn only_an_operation_flat_over_intervals_cuts_at_a_zero_derivative() {
 }
 
 #[test]
+fn an_operator_with_an_operand_of_no_pairs_is_a_shift_or_a_scale() -> Result<(), TapeError> {
+    // The operators take the operation's rule whatever the operands; where one operand has no
+    // pending pair (a constant, or a value a cut left depending on nothing) the result is
+    // labelled as the one-input operation it is, and a product by 0 is cut as `scale(0)` is.
+    let tape = Tape::<f64, 64>::new();
+    let x = tape.var(3.0);
+    let dead = tape.var(-1.0).relu(); // 0, on the tape, no pair
+    let c = Var::constant(4.0);
+    let cases = [
+        ("x + c", x + c, Op::Shift, 1, 7.0, 1.0),
+        ("c + x", c + x, Op::Shift, 1, 7.0, 1.0),
+        ("x - c", x - c, Op::Shift, 1, -1.0, 1.0),
+        ("c - x", c - x, Op::Shift, 1, 1.0, -1.0),
+        ("x * c", x * c, Op::Scale, 1, 12.0, 4.0),
+        ("c * x", c * x, Op::Scale, 1, 12.0, 4.0),
+        ("x / c", x / c, Op::Scale, 1, 0.75, 0.25),
+        ("c / x", c / x, Op::Div, 1, 4.0 / 3.0, -4.0 / 9.0),
+        ("x + relu(-1)", x + dead, Op::Shift, 1, 3.0, 1.0),
+        ("relu(-1) - x", dead - x, Op::Shift, 1, -3.0, -1.0),
+        ("x * 0", x * 0.0, Op::Scale, 0, 0.0, 0.0),
+        ("0 * x", 0.0 * x, Op::Scale, 0, 0.0, 0.0),
+        ("x * relu(-1)", x * dead, Op::Scale, 0, 0.0, 0.0),
+        ("x / inf", x / f64::INFINITY, Op::Scale, 0, 0.0, 0.0),
+        (
+            "x * y, both recorded",
+            x * x.sin(),
+            Op::Mul,
+            1,
+            3.0 * 3f64.sin(),
+            3f64.sin() + 3.0 * 3f64.cos(),
+        ),
+    ];
+    for (name, y, op, operands, value, dx) in cases {
+        assert_eq!(tape.backward(y)?.wrt(x), dx, "{name}");
+        let node = tape.node(y.recorded()?.id().unwrap())?;
+        assert_eq!(
+            (node.op, node.operands, node.value),
+            (op, operands, value),
+            "{name}"
+        );
+    }
+    Ok(())
+}
+
+#[test]
 fn an_infinite_adjoint_through_an_isolated_zero_is_nan_as_in_pytorch() {
     // d/dx ln(x^2) = 2/x has no value at 0: the sweep sends inf * 0 = NaN (PyTorch's
     // `torch.log(x ** 2).backward()` at 0 gives NaN), where a cut would have given 0.
@@ -378,6 +423,20 @@ fn a_folded_n_ary_result_keeps_its_operation_as_label() -> Result<(), TapeError>
     let c = |v| Var::constant(v);
     let d = Var::dot(&[x, y], &[c(2.0), c(3.0)])?.recorded()?;
     assert_eq!(tape.node(d.id().unwrap())?.op, autograd_core::Op::Dot);
+    Ok(())
+}
+
+#[test]
+fn an_n_ary_result_with_every_term_left_out_keeps_its_operation_as_label() -> Result<(), TapeError>
+{
+    // Both factors 0 (a constant, and a value a cut left depending on nothing): every term is
+    // left out, none is folded, and the result, on the tape, is still written as a `dot`.
+    let tape = Tape::<f64, 16>::new();
+    let dead = tape.var(-1.5).relu();
+    let zero = Var::constant(0.0);
+    let d = Var::dot(&[dead, dead], &[zero, zero])?.recorded()?;
+    let node = tape.node(d.id().unwrap())?;
+    assert_eq!((node.op, node.operands, node.value), (Op::Dot, 0, 0.0));
     Ok(())
 }
 
