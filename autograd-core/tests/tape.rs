@@ -218,6 +218,9 @@ fn constants_and_foreign_values_are_errors_not_garbage() {
     assert_eq!(t2.backward(a).unwrap_err(), TapeError::ForeignVar);
     let mixed = a + b;
     assert_eq!(mixed.value(), 3.0);
+    // Unrecorded: no pending pair of either tape's indices (both are slot 0 here).
+    assert_eq!(format!("{mixed:?}"), "Var(3.0)");
+    assert_eq!(mixed.id(), None);
     assert_eq!(t1.backward(mixed).unwrap_err(), TapeError::ForeignVar);
     assert_eq!(t2.check(), Err(TapeError::ForeignVar));
 }
