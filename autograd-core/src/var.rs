@@ -338,7 +338,8 @@ impl<'t, S: Scalar> Var<'t, S> {
     /// [`combine`](Self::combine), where an operand that depends on nothing recorded (a
     /// constant, or a cut result: no pending pair) makes the operation one of a constant: the
     /// result is labelled `constant[0]` where that operand is `y`, `constant[1]` where it is
-    /// `self` (`x + c` is a shift, `x * c` a scale), and cut where the label is flat over
+    /// `self` (`x + c` is a shift, `x * c` a scale; where neither has a pair, `y`'s, except that
+    /// a constant dividend keeps `c / x` a division), and cut where the label is flat over
     /// intervals and the local derivative is 0 (`x * 0.0`), as the one-input operations are.
     ///
     /// Every shape's result is made in one place, at the end, from its parts (its pairs, or the
@@ -376,7 +377,14 @@ impl<'t, S: Scalar> Var<'t, S> {
             // `x * c` a scale, cut where `c` is 0, as the one-input operations are.
             (nx, 0) => {
                 let cut = constant[0].has_flat_regions() && dx.is_zero();
-                ([a0, a1], i, Meta::new(nx, constant[0], false), true, cut)
+                // `c / x` where neither depends on anything recorded is still a division: the
+                // constant `c` decides (only `Div` labels its two constant rules apart).
+                let label = if matches!(op, Op::Div) && nx == 0 && self.tape.is_none() {
+                    constant[1]
+                } else {
+                    constant[0]
+                };
+                ([a0, a1], i, Meta::new(nx, label, false), true, cut)
             }
             (0, ny) => {
                 let cut = constant[1].has_flat_regions() && dy.is_zero();

@@ -141,6 +141,31 @@ fn an_operator_with_an_operand_of_no_pairs_is_a_shift_or_a_scale() -> Result<(),
 }
 
 #[test]
+fn two_operands_without_pairs_are_labelled_by_which_is_the_constant() -> Result<(), TapeError> {
+    // Neither depends on anything recorded: the second operand's rule for a constant applies
+    // (`dead / dead` is a scale, as `x / c` is), except that a constant dividend keeps the
+    // division (`cargo xtask fuzz differential` found `c / relu(-1)`, infinite and so written
+    // at once, labelled a scale).
+    let tape = Tape::<f64, 32>::new();
+    let dead = tape.var(-1.0).relu();
+    let c = Var::constant(2.0);
+    let cases = [
+        ("c / dead", c / dead, Op::Div),
+        ("dead / c", dead / c, Op::Scale),
+        ("dead / dead", dead / dead, Op::Scale),
+        ("c - dead", c - dead, Op::Shift),
+        ("dead - c", dead - c, Op::Shift),
+        ("dead * c", dead * c, Op::Scale),
+        ("dead * dead", dead * dead, Op::Scale),
+    ];
+    for (name, y, op) in cases {
+        let node = tape.node(y.recorded()?.id().unwrap())?;
+        assert_eq!((node.op, node.operands), (op, 0), "{name}");
+    }
+    Ok(())
+}
+
+#[test]
 fn an_infinite_adjoint_through_an_isolated_zero_is_nan_as_in_pytorch() {
     // d/dx ln(x^2) = 2/x has no value at 0: the sweep sends inf * 0 = NaN (PyTorch's
     // `torch.log(x ** 2).backward()` at 0 gives NaN), where a cut would have given 0.

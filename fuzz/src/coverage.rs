@@ -12,9 +12,10 @@ use crate::{Binary, Kind, Unary, WithConst};
 /// every statement a program writes, that the instruction that wrote it is listed here for the
 /// statement's operation, so a wrong entry is found by fuzzing.
 ///
-/// A constant operand (an empty `sum` or `dot` upstream) turns `x + c`, `c - x`, `x * c` and
-/// `x / c` into the folded `Shift`, `Neg` then `Shift`, and `Scale`; `mul_add` over at most two
-/// recorded values is `x * a + b`.
+/// An operand without pending pairs (a constant: an empty `sum` or `dot` upstream; or a value a
+/// cut left depending on nothing) turns `x + c`, `c - x`, `x * c` and `x / c` into the folded
+/// `Shift`, `Neg` then `Shift`, and `Scale`; `mul_add` over at most two recorded values is
+/// `x * a + b`.
 pub fn exercised_by(op: Op) -> &'static [Kind] {
     use Binary as B;
     use Kind as K;
