@@ -319,12 +319,13 @@ impl<'t, S: Scalar> Var<'t, S> {
     /// build markedly slower (PERFORMANCE.md, "Handles no longer returned through memory").
     #[inline(always)]
     fn labelled_on(tape: Option<&'t TapeView<S>>, index: u32, value: S, op: Op) -> Self {
+        let (partial, index, meta) = written(index, op);
         Var {
             tape,
             value,
-            partial: [S::ONE, S::ZERO],
-            index: [index, 0],
-            meta: Meta::new((index != POISON) as Half, op, index != POISON),
+            partial,
+            index,
+            meta,
         }
     }
 
@@ -428,6 +429,11 @@ impl<'t, S: Scalar> Var<'t, S> {
                 }
             }
         };
+        // (The same settling as `settled_cut`'s, written out: one function for both, taking
+        // and returning the parts, took Rosenbrock as written 350.9 -> 367.9 instructions a
+        // term, `dense` 781,813 -> 791,871 and the 1,000-operation build 12.9 -> 14.6 s:
+        // callgrind on `examples/profile`, PERFORMANCE.md's "One place an operation's result
+        // is made".)
         let (partial, index, meta) = if test && !finite_result(op, value, partial) {
             let [p0, p1] = partial;
             let index = non_finite(tape, meta.op(), value, pack(index), p0, p1, meta.n());
