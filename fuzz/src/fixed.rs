@@ -100,7 +100,10 @@ fn terms(instr: &Instr) -> f64 {
         | Instr::Dot(_, _, n)
         | Instr::Affine(_, _, _, n)
         | Instr::Layer(_, n, _, _, _) => (n as usize % (MAX_OPERANDS + 1)) as f64 + 1.0,
-        Instr::Powi(_, n) => f64::from(n.get().unsigned_abs()).log2().ceil().max(0.0) * 2.0,
+        // Repeated squaring for -1 <= n <= 4; beyond, e^(n ln |x|) rounds once.
+        Instr::Powi(_, n) if (-1..=4).contains(&n.get()) => {
+            f64::from(n.get().unsigned_abs()).log2().ceil().max(0.0) * 2.0
+        }
         _ => 0.0,
     }
 }
@@ -139,8 +142,8 @@ fn layer_row(
 }
 
 /// The largest magnitude among the values an instruction forms in Q16 on the way to its result:
-/// partial sums and products, the powers of `powi`'s repeated squaring, `x a` of `mul_add`; the
-/// result itself for the others.
+/// partial sums and products, the powers of `powi`'s repeated squaring (for `-1 <= n <= 4`),
+/// `x a` of `mul_add`; the result itself for the others.
 fn intermediate(at: &[f64], instr: &Instr) -> f64 {
     let get = |i: u8| at[i as usize % at.len()];
     let running = |terms: &mut dyn Iterator<Item = f64>, start: f64| {
@@ -166,14 +169,15 @@ fn intermediate(at: &[f64], instr: &Instr) -> f64 {
             running(&mut w.iter().zip(&x).map(|(a, b)| a * b), b)
         }
         Instr::MulAdd(x, a, _) => (get(x) * get(a)).abs(),
-        Instr::Powi(a, n) => {
+        Instr::Powi(a, n) if (-1..=4).contains(&n.get()) => {
             // Repeated squaring of x (or of 1/x) forms powers up to the exponent's.
             let x = get(a).abs();
             let base = if n.get() < 0 { 1.0 / x } else { x };
             base.max(1.0).powi(n.get().unsigned_abs() as i32).max(base)
         }
-        // Everything else forms its result only (the elementary functions work in 64-bit
-        // integers inside; a tie of max/min halves first where the sum would overflow).
+        // Everything else forms its result only (the elementary functions, and powi beyond
+        // -1..=4, work in 64-bit integers inside; a tie of max/min halves first where the sum
+        // would overflow).
         _ => 0.0,
     };
     // NaN (an unjudgeable intermediate) counts as out of range.

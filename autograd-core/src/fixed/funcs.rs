@@ -288,6 +288,33 @@ pub(super) fn pow(x: i32, y: i32) -> i64 {
     exp_bits(v.max(-(41 * ONE30) as i128) as i64, 16)
 }
 
+/// `x^n` for an integer `n`: `e^(n ln |x|)` with the sign of an odd power, the exponent's
+/// product taken exactly (Q30 times an integer, in `i128`), so its error is `n` times `ln`'s
+/// Q30 rounding (2^-30) and stays far below a step of the result for every `n` whose power
+/// is in range (beyond `|n| = 2^20` only `|x| = 1`, where `ln` is exact, has one). `0^0` is 1,
+/// `0^n` is 0 for `n > 0` and undefined for `n < 0`.
+pub(super) fn powi(x: i32, n: i32) -> i64 {
+    if x == 0 {
+        return match n {
+            0 => ONE16,
+            n if n > 0 => 0,
+            _ => UNDEFINED,
+        };
+    }
+    let (e, l) = ln_parts(x.unsigned_abs() as i32);
+    let ln_x = e * LN2 + l; // Q30, |ln |x|| < 12
+    let v = ln_x as i128 * n as i128; // Q30
+    if v > (13 * ONE30) as i128 {
+        return UNDEFINED;
+    }
+    let r = exp_bits(v.max(-(41 * ONE30) as i128) as i64, 16);
+    if x < 0 && n & 1 == 1 && r != UNDEFINED {
+        -r
+    } else {
+        r
+    }
+}
+
 /// `sqrt x`, rounded to nearest (exact); [`UNDEFINED`] for `x < 0`.
 pub(super) fn sqrt(x: i32) -> i64 {
     if x < 0 {

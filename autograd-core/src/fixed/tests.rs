@@ -194,6 +194,46 @@ fn powi_is_repeated_multiplication() {
     assert!(Q16::POISON.powi(0).is_poison());
 }
 
+/// Beyond `-1..=4` a power is `e^(n ln |x|)`, whose error does not grow with `n`: against
+/// `f64` on the Q16 base itself, within a step plus 2^-14 of the result, for exponents up to
+/// the largest whose power is in range (bases a few steps from 1 in magnitude).
+#[test]
+fn powi_of_a_large_exponent_is_within_steps_of_f64() {
+    for bits in [-65542, -65530, -65537, 65535, 65536 + 3, 2 * 65536, 32768] {
+        let x = Q16::from_bits(bits);
+        let xf = x.to_f64();
+        for n in [
+            5,
+            -2,
+            73,
+            -73,
+            1001,
+            32767,
+            32768,
+            -39937,
+            40000,
+            65536 * 8,
+            i32::MAX,
+        ] {
+            let exact = xf.powi(n);
+            let got = x.powi(n);
+            if exact.abs() >= 32767.0 {
+                assert!(got.is_poison(), "{xf}^{n}: {got:?}, f64 {exact}");
+            } else {
+                let error = (got.to_f64() - exact).abs();
+                assert!(
+                    error <= 1.0 / 65536.0 + exact.abs() / 16384.0,
+                    "{xf}^{n}: {got:?}, f64 {exact}, error {error:e}"
+                );
+            }
+        }
+    }
+    assert_eq!(q(1.0).powi(i32::MIN).to_f64(), 1.0);
+    assert_eq!(q(-1.0).powi(i32::MAX).to_f64(), -1.0);
+    assert_eq!(q(0.0).powi(7).to_f64(), 0.0);
+    assert!(q(0.0).powi(-7).is_poison());
+}
+
 #[test]
 fn display_and_debug() {
     assert_eq!(format!("{}", q(-2.5)), "-2.5");
