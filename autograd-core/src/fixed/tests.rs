@@ -228,10 +228,37 @@ fn powi_of_a_large_exponent_is_within_steps_of_f64() {
             }
         }
     }
+    // Exponents whose `n ln |x|` is beyond 64 bits (|ln x| near 10.4 or 11.1, |n| near 2^31):
+    // poison or 0, never a product cut to 64 bits.
+    let (largest, smallest) = (Q16::from_bits(i32::MAX), Q16::from_bits(1));
+    assert!(largest.powi(i32::MAX).is_poison());
+    assert!(smallest.powi(i32::MIN).is_poison());
+    // Where that product, cut to 64 bits, would wrap to a few units (Q30) and read as a number:
+    // around n = 2^64 / (ln x 2^30), for the largest and the smallest bases.
+    for (x, sign) in [(largest, 1.0), (smallest, -1.0)] {
+        let wrap = sign * 2f64.powi(64) / (x.to_f64().ln().abs() * 2f64.powi(30));
+        for n in wrap as i32 - 50..wrap as i32 + 50 {
+            assert!(x.powi(n).is_poison(), "{x:?}^{n}: {:?}", x.powi(n));
+        }
+    }
+    assert_eq!(largest.powi(i32::MIN).to_f64(), 0.0);
+    assert_eq!(smallest.powi(i32::MAX).to_f64(), 0.0);
     assert_eq!(q(1.0).powi(i32::MIN).to_f64(), 1.0);
     assert_eq!(q(-1.0).powi(i32::MAX).to_f64(), -1.0);
     assert_eq!(q(0.0).powi(7).to_f64(), 0.0);
     assert!(q(0.0).powi(-7).is_poison());
+}
+
+/// `funcs::powi` on its own, where `Q16::powi` never calls it (`-1 <= n <= 4`): `0^0 = 1`,
+/// `0^n` 0 for `n > 0` and undefined for `n < 0`, `x^0 = 1`.
+#[test]
+fn powi_on_the_bits_is_total() {
+    assert_eq!(funcs::powi(0, 0), 1 << 16);
+    assert_eq!(funcs::powi(0, 2), 0);
+    assert_eq!(funcs::powi(0, -1), funcs::UNDEFINED);
+    assert_eq!(funcs::powi(3 << 16, 0), 1 << 16);
+    assert_eq!(funcs::powi(-2 << 16, 3), -8 << 16);
+    assert_eq!(funcs::powi(-2 << 16, 2), 4 << 16);
 }
 
 #[test]
