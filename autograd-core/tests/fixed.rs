@@ -203,6 +203,40 @@ fn pow_against_f64() {
     );
 }
 
+/// `powi` with the exponents that keep a power in range, the largest of them: over bases within
+/// 1/8 of +-1 (every third Q16 value), `n` taking `|x|^n` to `e^t` for `t` from -11 to 10.39 by
+/// 0.23. The error does not grow with `n` (`ln |x|` to 2^-60, its product with `n` exact):
+/// absolute steps, the results reaching 32767.
+#[test]
+fn powi_of_large_exponents_against_f64() {
+    let (mut worst, mut count) = (0.0f64, 0);
+    for bits in (65536 - 8192..65536 + 8192)
+        .step_by(3)
+        .filter(|&b| b != 65536)
+    {
+        for x in [Q16::from_bits(bits), Q16::from_bits(-bits)] {
+            let ln = x.to_f64().abs().ln();
+            for k in 0..94 {
+                let t = -11.0 + 0.23 * k as f64;
+                let n = (t / ln).round() as i32;
+                let e = x.to_f64().powi(n);
+                if (-1..=4).contains(&n) || e.abs() >= 32767.0 {
+                    continue;
+                }
+                let q = x.powi(n);
+                assert!(!q.is_poison(), "{x}^{n} is poison, exact {e}");
+                worst = worst.max(steps(q, e, false));
+                count += 1;
+            }
+        }
+    }
+    println!("powi, large exponents: {worst:.3} steps over {count} powers");
+    assert!(
+        worst <= 3.5,
+        "powi, large exponents: worst error {worst} steps"
+    );
+}
+
 /// `|got - want|` in steps of 2^-16, relative where `want` is above 1.
 fn err(got: Q16, want: f64) -> f64 {
     steps(got, want, true)

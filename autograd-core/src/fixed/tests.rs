@@ -195,8 +195,9 @@ fn powi_is_repeated_multiplication() {
 }
 
 /// Beyond `-1..=4` a power is `e^(n ln |x|)`, whose error does not grow with `n`: against
-/// `f64` on the Q16 base itself, within a step plus 2^-14 of the result, for exponents up to
-/// the largest whose power is in range (bases a few steps from 1 in magnitude).
+/// `f64` on the Q16 base itself, within 4 steps, for exponents up to the largest whose power is
+/// in range (bases a few steps from 1 in magnitude, where `n` is largest; `tests/fixed.rs`
+/// measures a grid of such powers).
 #[test]
 fn powi_of_a_large_exponent_is_within_steps_of_f64() {
     for bits in [-65542, -65530, -65537, 65535, 65536 + 3, 2 * 65536, 32768] {
@@ -222,7 +223,7 @@ fn powi_of_a_large_exponent_is_within_steps_of_f64() {
             } else {
                 let error = (got.to_f64() - exact).abs();
                 assert!(
-                    error <= 1.0 / 65536.0 + exact.abs() / 16384.0,
+                    error <= 4.0 / 65536.0,
                     "{xf}^{n}: {got:?}, f64 {exact}, error {error:e}"
                 );
             }
