@@ -365,7 +365,7 @@ impl Number for Q16 {
             return Q16::POISON;
         }
         if !(-1..=4).contains(&n) {
-            return lift(self, |x| funcs::powi(x, n));
+            return lift(self, |x| funcs::pow(x, i64::from(n) << FRAC));
         }
         let mut base = if n < 0 { Q16::ONE / self } else { self };
         let mut e = n.unsigned_abs();
@@ -385,7 +385,7 @@ impl Number for Q16 {
         self.pow(Q16::from_f64(c))
     }
     fn pow(self, y: Self) -> Self {
-        lift2(self, y, funcs::pow)
+        lift2(self, y, |x, y| funcs::pow(x, y.into()))
     }
     fn max(self, other: Self) -> Self {
         math::max(self, other)

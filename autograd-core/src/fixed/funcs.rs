@@ -260,10 +260,14 @@ pub(super) fn log10(x: i32) -> i64 {
     shr_round(mul30(e * LN2 + l, LOG10_E), 14)
 }
 
-/// `x^y`: `e^(y ln x)` for `x > 0`; `0^y` is 0 for `y > 0`, 1 for `y = 0`, undefined for
-/// `y < 0`; a negative `x` needs an integer `y`. Measured for `x` in [0, 200] and `y` in
-/// [-3, 3]: at most 0.5 steps, or 0.5 steps per unit of a result above 1.
-pub(super) fn pow(x: i32, y: i32) -> i64 {
+/// `x^y` for `y` in Q16 (an `i64`, so that an integer exponent `n` is `n << 16` however large):
+/// `e^(y ln x)` for `x > 0`; `0^y` is 0 for `y > 0`, 1 for `y = 0`, undefined for `y < 0`; a
+/// negative `x` needs an integer `y` (its power has the sign of an odd one). `ln x` is taken to
+/// 2^-60 ([`ln_q60`]) and its product with `y` is exact, so the exponent's only rounding is the
+/// last, to Q30, and the error does not grow with `y`: measured, at most 0.5 steps per unit of
+/// a result above 1 for `x` in [0, 200] and `y` in [-3, 3], and 3.3 steps for integer `y` into
+/// the hundreds of thousands at bases near +-1 (`tests/fixed.rs`). Powers of 2 are exact.
+pub(super) fn pow(x: i32, y: i64) -> i64 {
     if x == 0 {
         return match y {
             0 => ONE16,
@@ -271,49 +275,21 @@ pub(super) fn pow(x: i32, y: i32) -> i64 {
             _ => UNDEFINED,
         };
     }
-    if x < 0 {
-        if y as i64 & (ONE16 - 1) != 0 {
-            return UNDEFINED;
-        }
-        let r = pow(-x, y);
-        let odd = (y >> 16) & 1 == 1;
-        return if odd && r != UNDEFINED { -r } else { r };
-    }
-    let (e, l) = ln_parts(x);
-    let ln_x = e * LN2 + l; // Q30, |ln x| < 12
-    let v = (ln_x as i128 * y as i128 + (1 << 15)) >> 16; // Q30
-    if v > (13 * ONE30) as i128 {
+    if x < 0 && y & (ONE16 - 1) != 0 {
         return UNDEFINED;
     }
-    exp_bits(v.max(-(41 * ONE30) as i128) as i64, 16)
-}
-
-/// `x^n` for an integer `n`: `e^(n ln |x|)` with the sign of an odd power, `ln |x|` taken to
-/// 2^-60 ([`ln_q60`]) and its product with `n` exact in `i128`, so that for every exponent the
-/// product's only rounding is the last, to Q30: the error does not grow with `n`. Measured over
-/// bases within 1/8 of +-1 and exponents taking the power anywhere in range: at most 3.3 steps
-/// (`tests/fixed.rs`; with `ln_parts`' Q30 logarithm the error is `n` times its rounding, an
-/// error of 5.2 there). Powers of 2 are exact. `0^0` is 1, `0^n` is 0 for `n > 0` and undefined
-/// for `n < 0`.
-pub(super) fn powi(x: i32, n: i32) -> i64 {
-    if x == 0 {
-        return match n {
-            0 => ONE16,
-            n if n > 0 => 0,
-            _ => UNDEFINED,
-        };
-    }
-    // n (e ln 2 + ln m): the multiple of ln 2 in the Q30 constant `exp_bits` reduces by, so that
-    // it comes out an exact power of 2 (2^14 is 16384, not a step below), and n ln m from Q60
-    // rounded to Q30 once (|ln m| < 0.35: below 2^90).
+    // y (e ln 2 + ln m) in Q76, rounded once to Q30: for an integer y the multiple of ln 2 is
+    // that of the Q30 constant `exp_bits` reduces by, so 2^n comes out exact (2^14 is 16384,
+    // not a step below). Below 2^111: |e| <= 15, |y| <= 2^47, |ln m| < 0.35.
     let (e, ln_m) = ln_q60(x.unsigned_abs());
-    let n = i128::from(n);
-    let v = e * n * i128::from(LN2) + ((ln_m * n + (1 << 29)) >> 30);
+    let y = i128::from(y);
+    let v = (((e * y * i128::from(LN2)) << 30) + ln_m * y + (1 << 45)) >> 46;
     if v > (13 * ONE30) as i128 {
         return UNDEFINED;
     }
     let r = exp_bits(v.max(-(41 * ONE30) as i128) as i64, 16);
-    if x < 0 && n & 1 == 1 && r != UNDEFINED {
+    let odd = x < 0 && (y >> 16) & 1 == 1;
+    if odd && r != UNDEFINED {
         -r
     } else {
         r
