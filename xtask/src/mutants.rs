@@ -24,10 +24,11 @@ use crate::cli::{shard, Arg, Args};
 /// their out-of-line merges, n-ary, a `stmt!` statement's), the layer statement (its writer,
 /// and the sweep that forms its partials), the dual-number rules and the composite functions.
 /// Update when the tape is redesigned.
-pub const RULE_FILES: [&str; 11] = [
+pub const RULE_FILES: [&str; 12] = [
     "autograd-core/src/op.rs",
     "autograd-core/src/scalar/tanhf.rs",
     "autograd-core/src/var.rs",
+    "autograd-core/src/var/combine.rs",
     "autograd-core/src/var/merge.rs",
     "autograd-core/src/var/nary.rs",
     "autograd-core/src/var/statement.rs",
@@ -45,14 +46,14 @@ const HELP: &str = "\
 cargo xtask mutants [options]
 
 Mutation testing (cargo-mutants) of the core's derivative and forward rules: op.rs,
-scalar/tanhf.rs, var.rs, var/merge.rs, var/nary.rs, var/statement.rs, var/layer.rs,
+scalar/tanhf.rs, var.rs, var/combine.rs, var/merge.rs, var/nary.rs, var/statement.rs, var/layer.rs,
 tape/backward.rs, dual.rs, dual_vec.rs, math.rs. The killer is the core's tests, `stmt!`'s
 (autograd-macros) and `cargo xtask check --quick`. Prints caught / missed / unviable / timeout
 counts, the score and the surviving mutants. Long: about a minute per mutant per job. Installs
 cargo-mutants if missing.
 
 Options:
-  --file PATH      mutate only this file (repeatable; default: all eleven)
+  --file PATH      mutate only this file (repeatable; default: all twelve)
   --jobs N         mutants built and tested in parallel (default 1)
   --timeout SECS   time limit per test run (default: cargo-mutants' own, from the baseline)
   --shard K/N      test only shard K of N (round-robin: an even sample of every file)
