@@ -39,6 +39,7 @@
 mod closed_form;
 mod expr;
 mod expressions;
+mod fd;
 mod judge;
 mod nn;
 mod ops;

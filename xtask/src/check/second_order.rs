@@ -10,9 +10,8 @@ use autograd_core::{
 use autograd_macros::stmt;
 
 use super::expr::{random_case, ExprFn, Rng, Vocabulary};
-use super::judge::{
-    extrapolate, fmt_vec, judge, judge_fd, scaled, step, CheckScalar, Estimate, Verdict,
-};
+use super::fd::{extrapolate, judge_fd, step, Estimate};
+use super::judge::{fmt_vec, judge, scaled, CheckScalar, Verdict};
 use super::{Case, Options, Outcome, Skip, Suite};
 
 const HESSIAN_TAPE: usize = 1 << 12;
