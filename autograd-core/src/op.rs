@@ -442,10 +442,11 @@ mod tests {
         y.value().is_finite().then_some((y.value(), g))
     }
 
-    /// The claim the recording's value-only finiteness test rests on (`var.rs`'s `finite_result`):
-    /// every operation [`Op::derivative_within_one`] names has a local derivative, as its row
-    /// computes it in `f32` and `f64`, of at most 1 in magnitude wherever its value is finite,
-    /// from the subnormals to the largest finite inputs (near multiples of pi/2 too).
+    /// The claim the recording's value-only finiteness test rests on (`var/combine.rs`'s
+    /// `finite_result`): every operation [`Op::derivative_within_one`] names has a local
+    /// derivative, as its row computes it in `f32` and `f64`, of at most 1 in magnitude wherever
+    /// its value is finite, from the subnormals to the largest finite inputs (near multiples of
+    /// pi/2 too).
     #[test]
     fn an_operation_claimed_within_one_has_a_derivative_within_one() {
         let mut inputs = vec![0.0, f64::MIN_POSITIVE, 5e-324, f64::MAX, f32::MAX as f64];

@@ -9,7 +9,7 @@
 //!
 //! Handles ([`Var`]) carry up to two pending `(index, partial)` pairs of their own, so most
 //! operations never touch the tape: a statement is written only when a result depends on more
-//! than two recorded values (see `var.rs`).
+//! than two recorded values (see `var/combine.rs`).
 
 use core::cell::Cell;
 use core::fmt;

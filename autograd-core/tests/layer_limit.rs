@@ -1,5 +1,5 @@
 //! Statements past what a header can count. A header counts the slots below it that belong to
-//! its statement in a field of 23 bits (`tape.rs`). A layer statement of more slots is written
+//! its statement in a field of 23 bits (`tape/slot.rs`). A layer statement of more slots is written
 //! row by row (`var/layer.rs`), and a statement of more operands (`Var::sum`, `Var::dot`,
 //! `Var::affine`, a row) as a chain of statements, each after the first taking the one before
 //! as an operand (`tape/write.rs`). Millions of leaves: about 200 MB of tape in `f32`
@@ -7,7 +7,7 @@
 
 use autograd_core::{Tape, TapeError, TapeView, Var};
 
-/// The largest count a header holds (`COUNT_MASK` in `tape.rs`).
+/// The largest count a header holds (`COUNT_MASK` in `tape/slot.rs`).
 const MAX: usize = (1 << 23) - 1;
 
 type Big = Tape<f32, { 2 * MAX + 64 }>;

@@ -147,8 +147,8 @@ impl<S: Scalar> TapeView<S> {
 }
 
 /// The layer statement row `h` belongs to. A row below `ROW_PLACES` holds its place `j` in its
-/// link (`tape.rs`, `layer_row_link`): the first row is `j` below. Above, the first row is found
-/// by bisection (`O(log(k + j))` for row `j` of `k` inputs): the rows are consecutive headers
+/// link (`tape/slot.rs`, `layer_row_link`): the first row is `j` below. Above, the first row is
+/// found by bisection (`O(log(k + j))` for row `j` of `k` inputs): the rows are consecutive headers
 /// above the slot naming the first weight, which is not a header, as the input slots below it
 /// are not. By callgrind on `examples/profile` (`trainer 3` and `5` over 2, `moons 3` and `13`
 /// over 10), against bisection for every row: a `Trainer` step 509,774 -> 502,741
