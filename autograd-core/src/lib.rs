@@ -85,6 +85,7 @@ pub mod math;
 pub mod num;
 mod number;
 mod op;
+mod outlined;
 mod scalar;
 mod scratch;
 mod statement;
@@ -110,6 +111,7 @@ pub use hessian::{hessian, hessian_forward, hessian_vec, hessian_vector_product}
 pub use jacobian::{jacobian_forward, jacobian_forward_vec, jacobian_reverse};
 pub use number::Number;
 pub use op::{rules, Op};
+pub use outlined::Outlined;
 pub use scalar::Scalar;
 pub use scratch::{MAX_DIMENSION, SCRATCH_STACK_BYTES};
 pub use statement::Statement;

@@ -76,14 +76,27 @@ macro_rules! operations {
         impl<'t, S: Scalar> crate::Var<'t, S> {
             $(
                 $(#[$udoc])*
-                // (Out of line with the `outlined-ops` feature: see `var/ops.rs`.)
-                #[cfg_attr(not(feature = "outlined-ops"), inline(always))]
-                #[cfg_attr(feature = "outlined-ops", inline(never))]
+                // (A call on a tape of `Outlined` scalars: `outlined.rs`.)
+                #[inline(always)]
                 $vis fn $method(self $(, $p: $P)?) -> Self {
                     // (The row written out here as in `rules`, not a call of it: by callgrind
                     // on `examples/profile`, the call moved LLVM's code for the moons loss from
                     // 949,539 to 975,661 instructions a gradient, and the `Trainer`'s step from
                     // 479,476 to 500,670.)
+                    if S::OUTLINED {
+                        // The same row in a function of its own (`outlined.rs`).
+                        #[inline(never)]
+                        fn outlined<'t, S: Scalar>(
+                            v: crate::Var<'t, S> $(, $p: $P)?
+                        ) -> crate::Var<'t, S> {
+                            let $x = v.value();
+                            $(let $shared = $both;)?
+                            let $y: S = $value;
+                            let d: S = $deriv;
+                            v.chain(Op::$U, $y, d)
+                        }
+                        return outlined(self $(, $p)?);
+                    }
                     let $x = self.value();
                     $(let $shared = $both;)?
                     let $y: S = $value;

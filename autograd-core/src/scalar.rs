@@ -55,6 +55,11 @@ pub trait Scalar:
     /// a tangent is unbounded) and fixed point (which keeps its three tests). A tuning knob only:
     /// results are the same either way.
     const SHRINKING_PRODUCT: bool = false;
+    /// Whether a tape of this scalar records each one-input operation and each operator
+    /// between handles through a call instead of inline code ([`Outlined`](crate::Outlined)):
+    /// `false` unless the cargo feature `outlined-ops` is on, which makes it `true` for every
+    /// scalar. A build-time knob: the statements, values and gradients are the same.
+    const OUTLINED: bool = cfg!(feature = "outlined-ops");
 
     /// `ln(1 + self)`, accurate near zero.
     fn ln_1p(self) -> Self;

@@ -15,6 +15,7 @@
 use core::fmt;
 
 use crate::op::Op;
+use crate::outlined::outlined_binary;
 use crate::tape::{NodeId, TapeView, POISON};
 use crate::{Scalar, TapeError};
 
@@ -292,34 +293,34 @@ impl<'t, S: Scalar> Var<'t, S> {
     }
 
     /// `self^y`, differentiable in both; `d/dy` at `self = 0, y >= 0` is taken as 0.
-    #[cfg_attr(not(feature = "outlined-ops"), inline)]
-    #[cfg_attr(feature = "outlined-ops", inline(never))]
+    #[inline]
     pub fn pow(self, y: Self) -> Self {
+        outlined_binary!(S, self, y, Pow, Pow, Pow);
         self.binary(Op::Pow, y)
     }
     /// The larger of two; equal values split the gradient 0.5/0.5.
-    #[cfg_attr(not(feature = "outlined-ops"), inline)]
-    #[cfg_attr(feature = "outlined-ops", inline(never))]
+    #[inline]
     pub fn max(self, other: Self) -> Self {
+        outlined_binary!(S, self, other, Max, Max, Max);
         self.binary(Op::Max, other)
     }
     /// The smaller of two; equal values split the gradient 0.5/0.5.
-    #[cfg_attr(not(feature = "outlined-ops"), inline)]
-    #[cfg_attr(feature = "outlined-ops", inline(never))]
+    #[inline]
     pub fn min(self, other: Self) -> Self {
+        outlined_binary!(S, self, other, Min, Min, Min);
         self.binary(Op::Min, other)
     }
     /// The angle of `(x, self)`, `self` being the ordinate (as `f64::atan2`); both partials
     /// are 0 at the origin, where the angle has no derivative.
-    #[cfg_attr(not(feature = "outlined-ops"), inline)]
-    #[cfg_attr(feature = "outlined-ops", inline(never))]
+    #[inline]
     pub fn atan2(self, x: Self) -> Self {
+        outlined_binary!(S, self, x, Atan2, Atan2, Atan2);
         self.binary(Op::Atan2, x)
     }
     /// `sqrt(self^2 + other^2)` without overflow; both partials are 0 at the origin.
-    #[cfg_attr(not(feature = "outlined-ops"), inline)]
-    #[cfg_attr(feature = "outlined-ops", inline(never))]
+    #[inline]
     pub fn hypot(self, other: Self) -> Self {
+        outlined_binary!(S, self, other, Hypot, Hypot, Hypot);
         self.binary(Op::Hypot, other)
     }
 }

@@ -208,7 +208,7 @@ impl<'t, S: Scalar> Var<'t, S> {
 
     /// [`binary`](Self::binary), labelled as [`combine_labelled`](Self::combine_labelled) says.
     #[inline(always)]
-    pub(super) fn binary_labelled(self, op: Op, y: Self, constant: [Op; 2]) -> Self {
+    pub(crate) fn binary_labelled(self, op: Op, y: Self, constant: [Op; 2]) -> Self {
         let (value, dx, dy) = op::binary(op, self.value, y.value);
         self.combine_labelled(op, value, dx, y, dy, constant)
     }

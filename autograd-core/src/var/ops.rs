@@ -2,59 +2,62 @@
 //! scalar-operand and assigning forms) and its `Number` impl.
 //!
 //! Every operation is inlined into the function that records it (`inline(always)`: the handle's
-//! fields stay in registers and constants fold), unless the cargo feature `outlined-ops` is on:
-//! then each operation between handles and each one-input operation is a call. A straight-line
-//! function of thousands of operations then compiles in about a second instead of minutes (the
-//! inlined operations' branches make LLVM's optimisation of one long function superlinear), and
-//! records at a higher cost per operation; PERFORMANCE.md has both, measured.
+//! fields stay in registers and constants fold), unless the tape's scalar is
+//! [`OUTLINED`](crate::Scalar::OUTLINED) (a tape of [`Outlined`](crate::Outlined), or any tape
+//! with the cargo feature `outlined-ops`): then each operation between handles is a call, and
+//! each one-input operation computes its value and derivative inline and calls for the rest
+//! (`outlined.rs`). A straight-line function of thousands of operations then compiles in about
+//! a second instead of minutes (the inlined operations' branches make LLVM's optimisation of
+//! one long function superlinear), and records at a higher cost per operation; PERFORMANCE.md
+//! has both, measured.
 
 use core::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Sub, SubAssign};
 
 use crate::op::Op;
+use crate::outlined::outlined_binary;
 use crate::{Number, Scalar};
 
 use super::Var;
 
 impl<'t, S: Scalar> Add for Var<'t, S> {
     type Output = Self;
-    #[cfg_attr(not(feature = "outlined-ops"), inline(always))]
-    #[cfg_attr(feature = "outlined-ops", inline(never))]
+    #[inline(always)]
     fn add(self, rhs: Self) -> Self {
+        outlined_binary!(S, self, rhs, Add, Shift, Shift);
         self.binary_labelled(Op::Add, rhs, [Op::Shift, Op::Shift])
     }
 }
 
 impl<'t, S: Scalar> Sub for Var<'t, S> {
     type Output = Self;
-    #[cfg_attr(not(feature = "outlined-ops"), inline(always))]
-    #[cfg_attr(feature = "outlined-ops", inline(never))]
+    #[inline(always)]
     fn sub(self, rhs: Self) -> Self {
+        outlined_binary!(S, self, rhs, Sub, Shift, Shift);
         self.binary_labelled(Op::Sub, rhs, [Op::Shift, Op::Shift])
     }
 }
 
 impl<'t, S: Scalar> Mul for Var<'t, S> {
     type Output = Self;
-    #[cfg_attr(not(feature = "outlined-ops"), inline(always))]
-    #[cfg_attr(feature = "outlined-ops", inline(never))]
+    #[inline(always)]
     fn mul(self, rhs: Self) -> Self {
+        outlined_binary!(S, self, rhs, Mul, Scale, Scale);
         self.binary_labelled(Op::Mul, rhs, [Op::Scale, Op::Scale])
     }
 }
 
 impl<'t, S: Scalar> Div for Var<'t, S> {
     type Output = Self;
-    #[cfg_attr(not(feature = "outlined-ops"), inline(always))]
-    #[cfg_attr(feature = "outlined-ops", inline(never))]
+    #[inline(always)]
     fn div(self, rhs: Self) -> Self {
+        outlined_binary!(S, self, rhs, Div, Scale, Div);
         self.binary_labelled(Op::Div, rhs, [Op::Scale, Op::Div])
     }
 }
 
 impl<'t, S: Scalar> Neg for Var<'t, S> {
     type Output = Self;
-    #[cfg_attr(not(feature = "outlined-ops"), inline(always))]
-    #[cfg_attr(feature = "outlined-ops", inline(never))]
+    #[inline(always)]
     fn neg(self) -> Self {
         self.negate()
     }

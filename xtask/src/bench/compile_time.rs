@@ -5,7 +5,8 @@
 //! own under `<target>/compile-time/` that depends on `autograd-core` by path, builds the
 //! dependencies first, then times `cargo build --release` of each crate alone: instantiated for
 //! `Var<f64>` (through `gradient_reverse`), for `Var<f64>` with autograd-core's `outlined-ops`
-//! feature (every operation a call), and for `Dual<f64>` (through `gradient_forward`), with
+//! feature (every operation a call), on a tape of `Outlined<f64>` (the same calls, chosen by the
+//! tape's type, no feature), and for `Dual<f64>` (through `gradient_forward`), with
 //! cargo's default release profile (`--debuginfo`: `debug = 1`, this project's). Writes
 //! `<target>/bench-report/compile-time.tsv`.
 
@@ -119,7 +120,7 @@ pub fn run(target: &Path, ops: &[usize], debuginfo: bool) -> Result<ExitCode, St
         "\nRelease build of one generated crate (dependencies already built; {}): wall \
          clock, and CPU = user + system time of cargo and rustc; load average {load_before} \
          before, {load_after} after.\n\n\
-         | operations | Var<f64> (gradient_reverse) | the same, `outlined-ops` | Dual<f64> (gradient_forward) |\n|---:|---:|---:|---:|",
+         | operations | Var<f64> (gradient_reverse) | the same, `outlined-ops` | the same on a tape of `Outlined<f64>` | Dual<f64> (gradient_forward) |\n|---:|---:|---:|---:|---:|",
         if debuginfo {
             "debug = 1, this project's release profile"
         } else {
@@ -134,9 +135,10 @@ pub fn run(target: &Path, ops: &[usize], debuginfo: bool) -> Result<ExitCode, St
         };
         let _ = writeln!(
             out,
-            "| {n} | {} | {} | {} |",
+            "| {n} | {} | {} | {} | {} |",
             cell(Mode::Reverse),
             cell(Mode::Outlined),
+            cell(Mode::OutlinedTape),
             cell(Mode::Forward)
         );
     }
@@ -177,16 +179,24 @@ enum Mode {
     Reverse,
     /// Reverse mode with autograd-core's `outlined-ops`.
     Outlined,
+    /// Reverse mode on a tape of `Outlined<f64>`, without the feature.
+    OutlinedTape,
     Forward,
 }
 
 impl Mode {
-    const ALL: [Mode; 3] = [Mode::Reverse, Mode::Outlined, Mode::Forward];
+    const ALL: [Mode; 4] = [
+        Mode::Reverse,
+        Mode::Outlined,
+        Mode::OutlinedTape,
+        Mode::Forward,
+    ];
 
     fn name(self) -> &'static str {
         match self {
             Mode::Reverse => "reverse",
             Mode::Outlined => "outlined",
+            Mode::OutlinedTape => "outlined_tape",
             Mode::Forward => "forward",
         }
     }
@@ -195,7 +205,7 @@ impl Mode {
     fn features(self) -> &'static str {
         match self {
             Mode::Outlined => ", features = [\"outlined-ops\"]",
-            Mode::Reverse | Mode::Forward => "",
+            Mode::Reverse | Mode::OutlinedTape | Mode::Forward => "",
         }
     }
 
@@ -205,6 +215,14 @@ impl Mode {
             Mode::Reverse | Mode::Outlined => {
                 "let mut tape = Box::new(autograd_core::Tape::<f64, 65536>::new());\n    \
                  autograd_core::gradient_reverse(&Generated, &mut tape, x, g).unwrap_or(f64::NAN)"
+            }
+            Mode::OutlinedTape => {
+                "use autograd_core::Outlined;\n    \
+                 let mut tape = Box::new(autograd_core::Tape::<Outlined<f64>, 65536>::new());\n    \
+                 let mut d = g.map(Outlined);\n    \
+                 let y = autograd_core::gradient_reverse(&Generated, &mut tape, &x.map(Outlined), &mut d);\n    \
+                 *g = d.map(|d| d.0);\n    \
+                 y.map_or(f64::NAN, |y| y.0)"
             }
             Mode::Forward => {
                 "autograd_core::gradient_forward(&Generated, x, g).unwrap_or(f64::NAN)"
@@ -302,5 +320,7 @@ mod tests {
         assert!(Mode::Outlined.entry().contains("gradient_reverse"));
         assert!(Mode::Outlined.features().contains("outlined-ops"));
         assert_eq!(Mode::Reverse.features(), "");
+        assert!(Mode::OutlinedTape.entry().contains("Tape::<Outlined<f64>"));
+        assert_eq!(Mode::OutlinedTape.features(), "");
     }
 }

@@ -13,9 +13,9 @@
 //! `instr/<workload>` and, split by [`parts`], `instr_part/<workload>/<part>`, which a later
 //! `--no-run` report reads again.
 //!
-//! The tape's gradients are also counted with autograd-core's `outlined-ops` feature (every
-//! operation a call: what a code generator's long functions trade for building in seconds), from
-//! a second build of the example (`profile-outlined`).
+//! The tape's gradients are also counted on a tape of `Outlined<f64>` (every operation a call:
+//! what a code generator's long functions trade for building in seconds; the cargo feature
+//! `outlined-ops` makes the same calls on every tape), by `examples/profile_outlined.rs`.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -42,7 +42,7 @@ struct Workload {
 enum Bin {
     /// `examples/profile`: the tape's workloads.
     Tape,
-    /// `examples/profile` built with `outlined-ops`, kept as `profile-outlined`.
+    /// `examples/profile_outlined`: the same gradients on a tape of `Outlined<f64>`.
     Outlined,
     /// `examples/profile_reference`: the workloads that do not use the tape.
     Reference,
@@ -85,7 +85,7 @@ fn workloads() -> Vec<Workload> {
                 &[&format!("{f}-stmt"), &ns, "{}"],
                 (few, 2 * few),
             );
-            // The same gradient, from the build with `outlined-ops`.
+            // The same gradient on a tape of `Outlined<f64>`.
             push(
                 format!("{f}/outlined/{n}"),
                 Bin::Outlined,
@@ -118,20 +118,17 @@ pub fn run(report_dir: &Path) -> Result<bool, String> {
         return Ok(false);
     }
     let examples = super::target_dir().join("release/examples");
-    let (binary, outlined) = (examples.join("profile"), examples.join("profile-outlined"));
-    let reference = examples.join("profile_reference");
-    // The outlined build first, kept under another name; then the default build, whose binary
-    // cargo puts back in place (both builds stay in cargo's cache, so each run after the first
-    // rebuilds neither), and the reference workloads' binary.
-    build_profile(&["--features", "autograd-core/outlined-ops"])?;
-    std::fs::copy(&binary, &outlined).map_err(|e| {
-        format!(
-            "cannot copy {} to {}: {e}",
-            binary.display(),
-            outlined.display()
-        )
-    })?;
-    build_profile(&["--example", "profile_reference"])?;
+    let binary = examples.join("profile");
+    let (outlined, reference) = (
+        examples.join("profile_outlined"),
+        examples.join("profile_reference"),
+    );
+    build_profile(&[
+        "--example",
+        "profile_outlined",
+        "--example",
+        "profile_reference",
+    ])?;
     let out_file = report_dir.join("cachegrind.out");
     let mut tsv = String::new();
     for w in workloads() {
@@ -256,7 +253,7 @@ pub fn render(r: &Report, s: &mut String) {
          tape's code does not move their counts) in the same run: the same for every run of the \
          same code, whatever the machine's load.\n\n\
          | function | n | plain f64 | reverse | reverse / plain | easy-ml Record | easy-ml / this | \
-         reverse, `stmt!` | `stmt!` / plain | easy-ml / `stmt!` | reverse, `outlined-ops` | \
+         reverse, `stmt!` | `stmt!` / plain | easy-ml / `stmt!` | reverse, `Outlined<f64>` tape | \
          outlined / inlined |\n\
          |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     );

@@ -21,8 +21,9 @@ Options:
                 does not rewrite autograd-bench/PERFORMANCE.md and counts no instructions
   --compile-time  instead: time the release build of generated straight-line functions of
                 --ops operations (default 1000,3000) for Var<f64> (also with autograd-core's
-                outlined-ops feature) and Dual<f64>, with cargo's default release profile (no
-                debug info), as a user's `cargo build --release`
+                outlined-ops feature, and on a tape of Outlined<f64>) and Dual<f64>, with
+                cargo's default release profile (no debug info), as a user's `cargo build
+                --release`
   --debuginfo   with --compile-time: build them with debug = 1, this project's release
                 profile (rustc then overflows its stack on the 3,000-operation Var<f64>
                 function, in LLVM's debug-info output)
@@ -30,7 +31,8 @@ Options:
 An unfiltered run also counts the instructions of the same gradients, evaluations and training
 steps with valgrind (cachegrind; skipped with a note if valgrind is not installed): counts do not
 move with the machine's load, and the ratio targets are judged on them too. The tape's gradients
-are counted twice: as built by default, and with autograd-core's outlined-ops feature.
+are counted twice: as built by default, and on a tape of Outlined<f64> (every operation a
+call, as autograd-core's outlined-ops feature makes them on every tape).
 ";
 
 /// What the command line asked for.
