@@ -1,10 +1,11 @@
 //! A tape of `Outlined<f64>` (every operation a call) records what a tape of `f64` records, bit
 //! for bit: the same statements, operations, values, operand counts and gradients, for every
-//! operation of the table, the operators with constants, the n-ary statements, a `stmt!`-style
-//! statement and a long function; and its errors are the same.
+//! operation of the table, the operators with constants, the n-ary statements, `stmt!`'s
+//! statements (and their fallback) and a long function; and its errors are the same.
 
 use autograd_core::testkit::{rosenbrock, Binary, Unary};
 use autograd_core::{Number, Op, Outlined, Scalar, Tape, TapeError, Var};
+use autograd_macros::stmt;
 
 /// Everything a recording leaves: the tape's statements after a sweep from `y` (operation,
 /// value and adjoint as `f64` bits, operand count), or the sweep's error.
@@ -104,6 +105,16 @@ fn statements_of_many_operands_and_long_functions_record_the_same() {
         x[1],
         x[2].sqrt()
     ));
+    // One statement an expression (`stmt!`), and its fallback, the operations one by one, where
+    // a value is not finite (`ln` of a negative).
+    same!("stmt!", &xs, |t, x| {
+        let (a, b, c) = (x[0], x[1], x[2]);
+        stmt!(a * b.sin() + (1.0 - c).square() * 100.0 + (a * c).tanh())
+    });
+    same!("stmt! falling back", [-1.0, 2.0], |t, x| {
+        let (a, b) = (x[0], x[1]);
+        stmt!((a * b).ln() + b.exp())
+    });
     same!("affine_layer", &xs, |t, x| {
         let mut y = [Number::from_f64(0.0); 4];
         Number::affine_layer(&x[..12], &x[12..14], &mut y);

@@ -6,6 +6,7 @@
 //! - in forward mode with `Dual<S>`, one pass per input,
 //! - by the independent reference interpreter of `autograd_fuzz` (forward mode by hand),
 //! - on a tape over duals (forward-over-reverse),
+//! - on a tape of `Outlined` scalars (every operation a call: the same tape, bit for bit),
 //!
 //! in `f64` and in `f32`, and in Q16.16 fixed point against `f64` instruction by instruction
 //! (`autograd_fuzz::check_q16_against_f64`: within the Q16 tolerance, poison for every
@@ -23,7 +24,9 @@
 
 use std::collections::HashMap;
 
-use autograd_core::{Anomaly, AnomalyKind, Dual, Op, Scalar, Tape, TapeError, TapeView, Var};
+use autograd_core::{
+    Anomaly, AnomalyKind, Dual, Op, Outlined, Scalar, Tape, TapeError, TapeView, Var,
+};
 use autograd_fuzz::{
     may_record, run, same, statement_id, statements, step, Program, Reference, Statement,
     MAX_OPERANDS, MAX_ROWS,
@@ -128,6 +131,7 @@ fn check<S: Scalar>(p: &Program) {
     let y = slots[out];
     let first = gradients(&tape, y, &xs);
     let adjoints_first = statements(&tape);
+    check_outlined(p, &inputs, &first, &adjoints_first);
     let second = gradients(&tape, y, &xs);
     let adjoints_second = statements(&tape);
     for (a, b) in first.iter().zip(&second) {
@@ -271,6 +275,35 @@ fn check<S: Scalar>(p: &Program) {
 }
 
 /// Gradients of `y` with respect to `xs`: 0 for a constant `y` (which `backward` refuses).
+/// The same program on a tape of `Outlined<S>` (every operation a call): the same statements,
+/// operations, operands, values, partials, adjoints and gradients as `S`'s tape after its first
+/// sweep (`swept`, `gradient`).
+fn check_outlined<S: Scalar>(p: &Program, inputs: &[S], gradient: &[S], swept: &[Statement<S>]) {
+    let tape = Tape::<Outlined<S>, CAP>::new();
+    let xs: Vec<Var<'_, Outlined<S>>> = inputs.iter().map(|&v| tape.var(Outlined(v))).collect();
+    let mut slots = xs.clone();
+    for instr in p.instrs() {
+        slots.push(step(&slots, instr));
+    }
+    let y = slots[p.output_slot(slots.len())];
+    let outlined = gradients(&tape, y, &xs);
+    for (k, (a, b)) in outlined.iter().zip(gradient).enumerate() {
+        assert!(same(a.0, *b), "outlined gradient {k}: {a:?} vs {b:?}");
+    }
+    let stmts = statements(&tape);
+    assert_eq!(stmts.len(), swept.len(), "outlined tape's statements");
+    for (a, b) in stmts.iter().zip(swept) {
+        let at = b.id.index();
+        assert_eq!((a.id.index(), a.node.op), (at, b.node.op), "outlined statement {at}");
+        assert!(same(a.node.value.0, b.node.value), "outlined value {at}");
+        assert!(same(a.node.grad.0, b.node.grad), "outlined adjoint {at}");
+        assert_eq!(a.operands.len(), b.operands.len(), "outlined operands of {at}");
+        for (o, q) in a.operands.iter().zip(&b.operands) {
+            assert!(o.0 == q.0 && same(o.1 .0, q.1), "outlined operand of {at}");
+        }
+    }
+}
+
 fn gradients<'t, S: Scalar>(tape: &'t TapeView<S>, y: Var<'t, S>, xs: &[Var<'t, S>]) -> Vec<S> {
     let mut out = vec![S::ZERO; xs.len()];
     match tape.backward(y) {
