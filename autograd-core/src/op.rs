@@ -84,16 +84,14 @@ macro_rules! operations {
                     // 949,539 to 975,661 instructions a gradient, and the `Trainer`'s step from
                     // 479,476 to 500,670.)
                     if S::OUTLINED {
-                        // The same row in a function of its own (`outlined.rs`).
+                        // The same row, through `rules`, in a function of its own
+                        // (`outlined.rs`).
                         #[inline(never)]
                         fn outlined<'t, S: Scalar>(
                             v: crate::Var<'t, S> $(, $p: $P)?
                         ) -> crate::Var<'t, S> {
-                            let $x = v.value();
-                            $(let $shared = $both;)?
-                            let $y: S = $value;
-                            let d: S = $deriv;
-                            v.chain(Op::$U, $y, d)
+                            let (y, d) = rules::$method(v.value() $(, $p)?);
+                            v.chain(Op::$U, y, d)
                         }
                         return outlined(self $(, $p)?);
                     }

@@ -26,7 +26,6 @@ mod nary;
 mod ops;
 mod statement;
 
-use combine::all_finite;
 pub use layer::Activate;
 use merge::foreign;
 

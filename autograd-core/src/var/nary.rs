@@ -12,7 +12,8 @@ use crate::op::Op;
 use crate::tape::{Leaves, Slot, TapeView, MAX_OPERANDS, POISON};
 use crate::{Scalar, TapeError};
 
-use super::{all_finite, Meta, Var};
+use super::combine::all_finite;
+use super::{Meta, Var};
 
 /// `true` for a term of value `x` and partial `d` that the statement leaves out: a zero partial,
 /// unless the term's value is not finite. Then its product (`NaN * 0`, `inf * 0`) is NaN, and
