@@ -274,7 +274,6 @@ fn check<S: Scalar>(p: &Program) {
     }
 }
 
-/// Gradients of `y` with respect to `xs`: 0 for a constant `y` (which `backward` refuses).
 /// The same program on a tape of `Outlined<S>` (every operation a call): the same statements,
 /// operations, operands, values, partials, adjoints and gradients as `S`'s tape after its first
 /// sweep (`swept`, `gradient`).
@@ -304,6 +303,7 @@ fn check_outlined<S: Scalar>(p: &Program, inputs: &[S], gradient: &[S], swept: &
     }
 }
 
+/// Gradients of `y` with respect to `xs`: 0 for a constant `y` (which `backward` refuses).
 fn gradients<'t, S: Scalar>(tape: &'t TapeView<S>, y: Var<'t, S>, xs: &[Var<'t, S>]) -> Vec<S> {
     let mut out = vec![S::ZERO; xs.len()];
     match tape.backward(y) {
