@@ -14,7 +14,8 @@
 //! - [`modes`]: one full gradient per mode; [`scaling`]: tape shapes of 10^3..10^6 recorded
 //!   operands; [`batch`]: gradient checks sequential and with rayon; [`facts`]: bytes per slot
 //!   and slots recorded per benchmark; [`floor`]: a minimal statement tape on Rosenbrock, the
-//!   floor any statement tape in this slot layout pays.
+//!   floor any statement tape in this slot layout pays; [`layout`]: the sweep in three slot
+//!   layouts (values in the slots or apart), for the next one.
 //! - `benches/reference.rs` (bench-only, with the reference crates as dev-dependencies):
 //!   easy-ml's reverse-mode `Record` and num-dual's `Dual64` on the same two functions; its
 //!   tests run with this crate's.
@@ -42,6 +43,7 @@ pub mod facts;
 pub mod floor;
 pub mod functions;
 pub mod harness;
+pub mod layout;
 pub mod modes;
 pub mod moons;
 pub mod nn_step;

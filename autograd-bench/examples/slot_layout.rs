@@ -1,0 +1,102 @@
+//! The backward sweep's cost per operand from 10^3 to 10^6 operands, in the tape's slot layout
+//! and with the values apart (`autograd_bench::layout`), next to the tape's own sweeps of the
+//! same shapes, all in one run:
+//!
+//! ```text
+//! cargo run --release -p autograd-bench --example slot_layout
+//! ```
+//!
+//! Each figure is the best of five timings of back-to-back re-sweeps of one recording (about
+//! 2*10^7 operands each), in ns per operand, then the ratio of the largest to the smallest over
+//! the four sizes (the issue's flatness target: at most 1.5).
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use autograd_bench::layout::{Apart12, Apart16, Inline24, Layout};
+use autograd_bench::scaling::{record_chain, record_wide_sum};
+use autograd_bench::{tape_f32, tape_f64};
+
+const SIZES: [usize; 4] = [1_000, 10_000, 100_000, 1_000_000];
+
+/// ns per operand of `sweep`, which sweeps `operands` operands: the best of five runs.
+fn time(operands: usize, mut sweep: impl FnMut()) -> f64 {
+    let reps = (20_000_000 / operands).max(5);
+    sweep();
+    (0..5)
+        .map(|_| {
+            let start = Instant::now();
+            for _ in 0..reps {
+                sweep();
+            }
+            start.elapsed().as_secs_f64() * 1e9 / (reps * operands) as f64
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
+fn layout<L: Layout>(operands: usize, wide: bool) -> f64 {
+    let mut tape = L::with_capacity(2 * operands + 3);
+    let y = if wide {
+        tape.wide_sum(operands)
+    } else {
+        tape.chain(operands).0
+    };
+    time(operands, || tape.backward(black_box(y)))
+}
+
+fn row(name: &str, mut figure: impl FnMut(usize) -> f64) {
+    let ns: Vec<f64> = SIZES.iter().map(|&n| figure(n)).collect();
+    let (lo, hi) = ns.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &t| {
+        (lo.min(t), hi.max(t))
+    });
+    let cells: Vec<String> = ns.iter().map(|t| format!("{t:.2}")).collect();
+    println!("| {name} | {} | {:.2}x |", cells.join(" | "), hi / lo);
+}
+
+fn main() {
+    println!("| ns per operand | 10^3 | 10^4 | 10^5 | 10^6 | max / min |");
+    println!("|---|---:|---:|---:|---:|---:|");
+    row("chain, the tape (`f64`, 24 B slots)", |n| {
+        let mut tape = tape_f64();
+        tape.clear();
+        let (y, _, _) = record_chain(&tape, n);
+        time(n, || {
+            black_box(tape.backward(y).map(|g| g.wrt(y)).ok());
+        })
+    });
+    row("chain, the tape (`f32`, 12 B slots)", |n| {
+        let mut tape = tape_f32();
+        tape.clear();
+        let (y, _, _) = record_chain(&tape, n);
+        time(n, || {
+            black_box(tape.backward(y).map(|g| g.wrt(y)).ok());
+        })
+    });
+    row(&format!("chain, {}", Inline24::NAME), |n| {
+        layout::<Inline24>(n, false)
+    });
+    row(&format!("chain, {}", Apart16::NAME), |n| {
+        layout::<Apart16>(n, false)
+    });
+    row(&format!("chain, {}", Apart12::NAME), |n| {
+        layout::<Apart12>(n, false)
+    });
+    row("wide sum, the tape (`f64`, 24 B slots)", |n| {
+        let mut tape = tape_f64();
+        tape.clear();
+        let xs = record_wide_sum(&tape, n);
+        let y = *xs.last().expect("a sum");
+        time(n, || {
+            black_box(tape.backward(y).map(|g| g.wrt(y)).ok());
+        })
+    });
+    row(&format!("wide sum, {}", Inline24::NAME), |n| {
+        layout::<Inline24>(n, true)
+    });
+    row(&format!("wide sum, {}", Apart16::NAME), |n| {
+        layout::<Apart16>(n, true)
+    });
+    row(&format!("wide sum, {}", Apart12::NAME), |n| {
+        layout::<Apart12>(n, true)
+    });
+}
