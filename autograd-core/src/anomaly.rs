@@ -182,7 +182,7 @@ impl<S: Scalar> TapeView<S> {
         let first = self
             .slots()
             .iter()
-            .position(|h| h.is_header() && !h.x().is_finite());
+            .position(|h| h.is_header() && !h.value().is_finite());
         match first {
             Some(i) => self.value_anomaly(i),
             None => self.gradient_anomaly(self.len()),
@@ -307,7 +307,7 @@ impl<S: Scalar> TapeView<S> {
                 *slot = AnomalyInput {
                     index: index as usize,
                     op: target.op(),
-                    value: target.x(),
+                    value: target.value(),
                     partial,
                 };
                 listed += 1;
@@ -316,7 +316,7 @@ impl<S: Scalar> TapeView<S> {
                 kind: AnomalyKind::Value,
                 index: i,
                 op: head.op(),
-                value: head.x(),
+                value: head.value(),
                 inputs,
                 listed,
             })
@@ -335,7 +335,7 @@ impl<S: Scalar> TapeView<S> {
             let next = self
                 .operands(i)
                 .map(|(t, _)| t as usize)
-                .find(|&t| slots.get(t).is_some_and(|s| !s.x().is_finite()));
+                .find(|&t| slots.get(t).is_some_and(|s| !s.value().is_finite()));
             match next {
                 Some(t) => i = t,
                 None => return Some(anomaly),

@@ -43,7 +43,7 @@ impl<S: Scalar> TapeView<S> {
                 w,
                 "  n{i} [label=\"{{ #{i} | {} | data {} | grad {} }}\"];",
                 h.op(),
-                Compact(h.x().to_f64()),
+                Compact(h.value().to_f64()),
                 Compact(h.adj().to_f64())
             )?;
             for (k, (link, partial)) in self.operands(i).enumerate() {

@@ -277,7 +277,7 @@ impl<S: Scalar> TapeView<S> {
     /// [`rewind`](Self::rewind)).
     pub fn get(&self, id: NodeId) -> Result<Var<'_, S>, TapeError> {
         let h = self.header_at(id)?;
-        Ok(Var::node(self, id.index, h.x()))
+        Ok(Var::node(self, id.index, h.value()))
     }
 
     /// Sets the value of a leaf (e.g. a parameter after an optimizer step). Statements computed
@@ -288,7 +288,7 @@ impl<S: Scalar> TapeView<S> {
         let len = self.len();
         match self.slots[..len].get(id.index()) {
             Some(slot) if slot.link() == header_link(Op::Leaf, 0) => {
-                slot.set_x(value);
+                slot.set_value(value);
                 Ok(())
             }
             Some(slot) if !slot.is_header() => Err(TapeError::UnknownNode {
@@ -308,7 +308,7 @@ impl<S: Scalar> TapeView<S> {
         let h = self.header_at(id)?;
         Ok(Node {
             op: h.op(),
-            value: h.x(),
+            value: h.value(),
             grad: h.adj(),
             operands: self.operands(id.index()).count(),
         })
@@ -336,7 +336,7 @@ impl<S: Scalar> TapeView<S> {
             if h.is_header() {
                 let node = Node {
                     op: h.op(),
-                    value: h.x(),
+                    value: h.value(),
                     grad: h.adj(),
                     operands: self.operands(i).count(),
                 };

@@ -110,8 +110,9 @@ impl<S: Scalar> TapeView<S> {
             {
                 let a = head.adj();
                 if !a.is_zero() {
-                    let send =
-                        |o: &Slot<S>| send::<S, ABOVE>(slots, lo, o.link() as usize, a * o.x());
+                    let send = |o: &Slot<S>| {
+                        send::<S, ABOVE>(slots, lo, o.link() as usize, a * o.partial())
+                    };
                     match operands {
                         [o0] => send(o0),
                         [o0, o1] => {
@@ -159,7 +160,7 @@ impl<S: Scalar> TapeView<S> {
             let a = head.adj();
             if !a.is_zero() {
                 for o in &slots[base..h] {
-                    send::<S, ABOVE>(slots, lo, o.link() as usize, a * o.x());
+                    send::<S, ABOVE>(slots, lo, o.link() as usize, a * o.partial());
                 }
             }
             p = base;
@@ -348,9 +349,9 @@ fn sweep_row<S: Scalar, const ABOVE: bool>(
     // partial is 1.
     let swept = |i: usize| !ABOVE || start + i >= lo;
     for (i, (o, w)) in inputs.iter().zip(row).enumerate() {
-        send::<S, ABOVE>(slots, lo, o.link() as usize, a * (o.x() * w.x()));
+        send::<S, ABOVE>(slots, lo, o.link() as usize, a * (o.partial() * w.value()));
         if swept(i) {
-            w.set_adj(w.adj() + a * o.adj());
+            w.set_adj(w.adj() + a * o.value());
         }
     }
     if let (Some(b), true) = (row.last(), swept(inputs.len())) {
@@ -378,13 +379,13 @@ macro_rules! sweep_side_by_side {
         ) {
             let [$(($a, $r)),+] = rows;
             for (o, $pat) in inputs.iter().zip($zip) {
-                let x = o.adj();
+                let x = o.value();
                 $($w.set_adj($w.adj() + $a * x);)+
                 let index = o.link() as usize;
                 if let Some(t) = slots.get(index).filter(|_| !ABOVE || index >= lo) {
-                    let p = o.x();
+                    let p = o.partial();
                     let mut adj = t.adj();
-                    $(adj += $a * (p * $w.x());)+
+                    $(adj += $a * (p * $w.value());)+
                     t.set_adj(adj);
                 }
             }

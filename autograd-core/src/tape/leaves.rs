@@ -98,7 +98,7 @@ impl<S: Scalar> TapeView<S> {
     pub fn set_values(&mut self, first: NodeId, values: &[S]) -> Result<(), TapeError> {
         let leaves = self.leaves(first, values.len())?;
         for (slot, &v) in leaves.slots.iter().zip(values) {
-            slot.set_x(v);
+            slot.set_value(v);
         }
         Ok(())
     }
@@ -129,7 +129,7 @@ impl<'t, S: Scalar> Leaves<'t, S> {
     /// A handle to the `i`-th leaf, or `None` past the end.
     pub fn get(&self, i: usize) -> Option<Var<'t, S>> {
         let s = self.slots.get(i)?;
-        Some(Var::node(self.tape, self.first + i as u32, s.x()))
+        Some(Var::node(self.tape, self.first + i as u32, s.value()))
     }
 
     pub(crate) fn tape(&self) -> &'t TapeView<S> {

@@ -13,7 +13,8 @@
 //!
 //! Input slot `i` holds the pair of input `i` (the index its handle depends on, or
 //! [`NO_OPERAND`] for an input that depends on nothing recorded, and its pending partial `p_i`)
-//! and, in the place of an adjoint, the input's value `x_i`, the partial of every row with
+//! and, in the place of a header's value (the part of a slot the sweep reads only for layers),
+//! the input's value `x_i`, the partial of every row with
 //! respect to its weight for that input. The next slot names `w0`. Row `j` is the statement
 //! `y_j`, with the operands a plain statement of it would have: for each input its pair
 //! `(index, p_i w_ji)` then `(w0 + j (k + 1) + i, x_i)`, and last the bias's,
@@ -59,7 +60,7 @@ impl<S: Scalar> Iterator for Operands<'_, S> {
             let Some((row, w0)) = self.row else {
                 let o = self.slots.get(self.i)?;
                 self.i += 1;
-                return Some((o.link(), o.x()));
+                return Some((o.link(), o.partial()));
             };
             let weight = w0 + self.i as u32;
             let Some(o) = self.slots.get(self.i) else {
@@ -71,12 +72,12 @@ impl<S: Scalar> Iterator for Operands<'_, S> {
             if self.weight_next {
                 self.weight_next = false;
                 self.i += 1;
-                return Some((weight, o.adj()));
+                return Some((weight, o.value()));
             }
             self.weight_next = true;
             if o.link() != NO_OPERAND {
-                let w = row.get(self.i).map_or(S::ZERO, Slot::x);
-                return Some((o.link(), o.x() * w));
+                let w = row.get(self.i).map_or(S::ZERO, Slot::value);
+                return Some((o.link(), o.partial() * w));
             }
         }
     }

@@ -28,16 +28,19 @@ pub(crate) const MAX_OPERANDS: usize = COUNT_MASK as usize;
 
 /// One slot of the tape: a statement's header or one of its operands.
 ///
-/// A header holds the statement's value in `x`, its adjoint in `adj`, and its operation and
-/// operand count in `link`; an operand holds a partial derivative in `x` and the index of the
-/// header it refers to in `link`. 12 bytes in `f32`, 24 in `f64`.
+/// Two parts, by what the backward sweep reads. The swept part: `d`, a header's adjoint or an
+/// operand's partial derivative, and `link`, a header's operation and operand count or the index
+/// of the header an operand refers to. The part apart, `v`: a header's value, or the value of a
+/// layer statement's input (the partial with respect to each row's weight for that input); a
+/// plain operand's is unused. The sweep reads `v` only for a layer's weights and inputs. 12
+/// bytes in `f32`, 24 in `f64`.
 ///
 /// Each field is a [`Cell`] (which has the layout of what it holds), so a tape is written through
 /// a shared reference without a borrow flag to test on every write, and a heap-placed tape can
 /// be initialized slot by slot where it lies (`Tape::boxed`, feature `alloc`).
 pub struct Slot<S> {
-    x: Cell<S>,
-    adj: Cell<S>,
+    v: Cell<S>,
+    d: Cell<S>,
     link: Cell<u32>,
 }
 
@@ -45,8 +48,8 @@ impl<S: Scalar> Slot<S> {
     /// A fresh empty slot at each use (array repeats and in-place writes need a `const`).
     #[allow(clippy::declare_interior_mutable_const)]
     pub(crate) const EMPTY: Self = Slot {
-        x: Cell::new(S::ZERO),
-        adj: Cell::new(S::ZERO),
+        v: Cell::new(S::ZERO),
+        d: Cell::new(S::ZERO),
         link: Cell::new(0),
     };
 
@@ -63,50 +66,55 @@ impl<S: Scalar> Slot<S> {
         self.put(value, link);
     }
 
-    /// Writes one input slot of a layer statement: the pair `(index, partial)` and, in the
-    /// adjoint's place (an operand slot's adjoint is never read as one), the input's value, the
-    /// partial with respect to each row's weight for this input.
+    /// Writes one input slot of a layer statement: the pair `(index, partial)` and the input's
+    /// value, the partial with respect to each row's weight for this input.
     #[inline(always)]
-    pub(crate) fn put_paired(&self, index: u32, partial: S, weight_partial: S) {
-        self.put(partial, index);
-        self.adj.set(weight_partial);
+    pub(crate) fn put_paired(&self, index: u32, partial: S, value: S) {
+        self.put_operand(index, partial);
+        self.v.set(value);
     }
 
-    /// Writes an operand. Its adjoint is left as it was: only headers' adjoints are ever read
-    /// (an operand's slot becomes a header again only through `put_header`, which clears it).
+    /// Writes an operand. Its value is left as it was: a plain operand's is never read.
     #[inline(always)]
     pub(crate) fn put_operand(&self, index: u32, partial: S) {
-        self.x.set(partial);
+        self.d.set(partial);
         self.link.set(index);
     }
 
     #[inline(always)]
-    fn put(&self, x: S, link: u32) {
-        self.x.set(x);
-        self.adj.set(S::ZERO);
+    fn put(&self, value: S, link: u32) {
+        self.v.set(value);
+        self.d.set(S::ZERO);
         self.link.set(link);
     }
 
-    /// A header's value or an operand's partial.
+    /// A header's value, or a layer input's (see [`put_paired`](Self::put_paired)).
     #[inline(always)]
-    pub(crate) fn x(&self) -> S {
-        self.x.get()
+    pub(crate) fn value(&self) -> S {
+        self.v.get()
     }
 
+    /// Sets a header's value (a leaf's, `set_value`).
     #[inline(always)]
-    pub(crate) fn set_x(&self, x: S) {
-        self.x.set(x);
+    pub(crate) fn set_value(&self, value: S) {
+        self.v.set(value);
+    }
+
+    /// An operand's partial derivative.
+    #[inline(always)]
+    pub(crate) fn partial(&self) -> S {
+        self.d.get()
     }
 
     /// A header's adjoint.
     #[inline(always)]
     pub(crate) fn adj(&self) -> S {
-        self.adj.get()
+        self.d.get()
     }
 
     #[inline(always)]
     pub(crate) fn set_adj(&self, adj: S) {
-        self.adj.set(adj);
+        self.d.set(adj);
     }
 
     /// An operand's index (a header's link is its operation and count).
@@ -190,8 +198,8 @@ impl<S: Scalar> Slot<S> {
 impl<S: Scalar> fmt::Debug for Slot<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Slot")
-            .field("x", &self.x())
-            .field("adj", &self.adj())
+            .field("d", &self.d.get())
+            .field("v", &self.value())
             .field("link", &self.link())
             .finish()
     }

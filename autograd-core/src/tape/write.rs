@@ -196,7 +196,7 @@ impl<S: Scalar> TapeView<S> {
             } else if at == 0 {
                 slot.put_operand((len + d - 1) as u32, S::ONE);
             } else if let Some(from) = w.get(d - 2 * part) {
-                slot.put_operand(from.link(), from.x());
+                slot.put_operand(from.link(), from.partial());
             }
         }
         self.len.set((len + size) as u32);
@@ -253,7 +253,7 @@ impl<S: Scalar> TapeView<S> {
         let read = |i: usize| {
             self.slots
                 .get(i)
-                .map_or((POISON, S::ZERO), |s| (s.link(), s.x()))
+                .map_or((POISON, S::ZERO), |s| (s.link(), s.partial()))
         };
         [read(at), read(at + 1)]
     }

@@ -317,7 +317,7 @@ fn write<'t, S: Scalar, P: Source<'t, S>>(
     let top = t.len() + k + 1;
     t.commit(size);
     for (j, (yj, head)) in y.iter_mut().zip(heads).enumerate() {
-        let v = Var::statement(t, (top + j) as u32, head.x(), Op::Dot);
+        let v = Var::statement(t, (top + j) as u32, head.value(), Op::Dot);
         *yj = match f.as_mut() {
             Some(f) => f.apply(v),
             None => v,

@@ -184,7 +184,7 @@ impl<'t, S: Scalar> Terms<'t, S> for LeafDot<'t, S> {
             // (A finite `2 p` is left out where it is 0, as `left_out` would: `p` is then
             // finite too. Where it is not, neither partial `p` is 0.)
             for (i, x) in (0..).zip(self.0.slots()) {
-                let (v, leaf) = (x.x(), ia.wrapping_add(i));
+                let (v, leaf) = (x.value(), ia.wrapping_add(i));
                 let d = v + v;
                 if d.is_finite() {
                     if let (false, Some(slot)) = (d.is_zero(), w.get(k)) {
@@ -200,7 +200,7 @@ impl<'t, S: Scalar> Terms<'t, S> for LeafDot<'t, S> {
             return Some(k);
         }
         for (i, (x, y)) in self.0.slots().iter().zip(self.1.slots()).enumerate() {
-            for (leaf, v, d) in [(ia, x.x(), y.x()), (ib, y.x(), x.x())] {
+            for (leaf, v, d) in [(ia, x.value(), y.value()), (ib, y.value(), x.value())] {
                 if let (false, Some(slot)) = (left_out(v, d, finite), w.get(k)) {
                     slot.put_operand(leaf.wrapping_add(i as u32), d);
                     k += 1;
@@ -482,7 +482,7 @@ impl<'t, S: Scalar> Var<'t, S> {
         let value = xs
             .iter()
             .zip(ys)
-            .fold(S::ZERO, |s, (x, y)| s + x.x() * y.x());
+            .fold(S::ZERO, |s, (x, y)| s + x.value() * y.value());
         Ok(nary(Op::Dot, value, &LeafDot(a, b)))
     }
 }

@@ -217,7 +217,7 @@ impl<'w, S: Scalar> Operands<'w, S> {
         if !finite {
             return None;
         }
-        let operand = |k: usize| (w[k].link(), w[k].x());
+        let operand = |k: usize| (w[k].link(), w[k].partial());
         let pending = |n: Half, index: [u32; 2], partial: [S; 2]| Var {
             tape: Some(t),
             value,

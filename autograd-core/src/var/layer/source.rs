@@ -7,7 +7,7 @@ use crate::{Scalar, Var};
 use crate::var::address;
 
 /// Where a layer's writer reads an input's value: its handle, or the input slot written for it
-/// (which holds the value in an adjoint's place, `operands.rs`).
+/// (which holds the input's value where a header holds its own, `operands.rs`).
 pub(in crate::var) trait Input<S> {
     /// The input's value.
     fn value(&self) -> S;
@@ -23,7 +23,7 @@ impl<S: Scalar> Input<S> for Var<'_, S> {
 impl<S: Scalar> Input<S> for Slot<S> {
     #[inline(always)]
     fn value(&self) -> S {
-        self.adj()
+        Slot::value(self)
     }
 }
 
@@ -159,9 +159,9 @@ impl<'t, S: Scalar> Source<'t, S> for Leaves<'t, S> {
     fn next_row<X: Input<S>>(&mut self, x: &[X], _: &'t TapeView<S>, _: u32) -> Option<(S, bool)> {
         let k = x.len();
         let (w, b) = self.take_front(k + 1)?.split_at(k);
-        let mut value = b.first()?.x();
+        let mut value = b.first()?.value();
         for i in 0..k {
-            value += w[i].x() * x[i].value();
+            value += w[i].value() * x[i].value();
         }
         Some((value, true))
     }
@@ -178,15 +178,15 @@ impl<'t, S: Scalar> Source<'t, S> for Leaves<'t, S> {
         let (w0, rows) = rows.split_at(k + 1);
         let (w1, rows) = rows.split_at(k + 1);
         let (w2, w3) = rows.split_at(k + 1);
-        let bias = |w: &[Slot<S>]| w.get(k).map(Slot::x);
+        let bias = |w: &[Slot<S>]| w.get(k).map(Slot::value);
         let mut value = [bias(w0)?, bias(w1)?, bias(w2)?, bias(w3)?];
         let weights = w0.iter().zip(w1).zip(w2).zip(w3);
         for (xi, (((a, b), c), d)) in x.iter().zip(weights) {
             let xi = xi.value();
-            value[0] += a.x() * xi;
-            value[1] += b.x() * xi;
-            value[2] += c.x() * xi;
-            value[3] += d.x() * xi;
+            value[0] += a.value() * xi;
+            value[1] += b.value() * xi;
+            value[2] += c.value() * xi;
+            value[3] += d.value() * xi;
         }
         Some((value, true))
     }

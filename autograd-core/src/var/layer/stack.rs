@@ -143,7 +143,12 @@ fn write_stack<'t, S: Scalar, A: Activate<'t, S>>(
         // else an activation may do, such as set the tape's error, it does in either order.)
         let reserved = t.recording();
         for (i, (head, slot)) in below.heads.iter().zip(layer.inputs).enumerate() {
-            let v = f.apply(Var::statement(t, below.top + i as u32, head.x(), Op::Dot));
+            let v = f.apply(Var::statement(
+                t,
+                below.top + i as u32,
+                head.value(),
+                Op::Dot,
+            ));
             let Some((link, partial)) = input_pair(&v, t) else {
                 return false;
             };
@@ -162,7 +167,12 @@ fn write_stack<'t, S: Scalar, A: Activate<'t, S>>(
         return false;
     };
     for (j, (yj, head)) in y.iter_mut().zip(layer.heads).enumerate() {
-        *yj = f.apply(Var::statement(t, layer.top + j as u32, head.x(), Op::Dot));
+        *yj = f.apply(Var::statement(
+            t,
+            layer.top + j as u32,
+            head.value(),
+            Op::Dot,
+        ));
     }
     true
 }
