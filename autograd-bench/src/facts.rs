@@ -9,7 +9,7 @@
 
 use std::mem::size_of;
 
-use autograd_core::{Slot, Tape, TapeView};
+use autograd_core::{slot_bytes, Slot, Tape, TapeView};
 
 use crate::batch::{batch, CHECK_CAPACITY, CHECK_N};
 use crate::functions::{point, Function, Statements};
@@ -38,7 +38,9 @@ fn operands<S: autograd_core::Scalar>(tape: &TapeView<S>) -> usize {
 }
 
 /// `(name, value)` pairs:
-/// - `bytes_per_slot/{f32,f64}`: a slot's size; `tape_bytes_per_slot/..`: a whole tape's size
+/// - `bytes_per_slot/{f32,f64}`: a slot's size with its value (`autograd_core::slot_bytes`);
+///   `swept_bytes_per_slot/..`: the part of it a sweep reads (a `Slot`: in `f64` the values are
+///   apart); `tape_bytes_per_slot/..`: a whole tape's size
 ///   over its capacity; `rc_graph_bytes_per_node`: heap bytes a micrograd-style binary node asks
 ///   for (allocator overhead excluded);
 /// - `slots/<benchmark>[/<n>]`: slots one gradient records (`rosenbrock`, `dense` per n, `moons`
@@ -53,12 +55,13 @@ fn operands<S: autograd_core::Scalar>(tape: &TapeView<S>) -> usize {
 /// If a tape is too small for a benchmark (a bug in this crate).
 pub fn collect() -> Vec<(String, f64)> {
     let slot = [
-        ("f32", size_of::<Slot<f32>>() as f64),
-        ("f64", size_of::<Slot<f64>>() as f64),
+        ("f32", slot_bytes::<f32>(), size_of::<Slot<f32>>()),
+        ("f64", slot_bytes::<f64>(), size_of::<Slot<f64>>()),
     ];
     let mut out = Vec::new();
-    for (ty, bytes) in slot {
-        out.push((format!("bytes_per_slot/{ty}"), bytes));
+    for (ty, bytes, swept) in slot {
+        out.push((format!("bytes_per_slot/{ty}"), bytes as f64));
+        out.push((format!("swept_bytes_per_slot/{ty}"), swept as f64));
     }
     out.push((
         "tape_bytes_per_slot/f32".to_string(),
@@ -100,8 +103,8 @@ pub fn collect() -> Vec<(String, f64)> {
         statements[k] = tape.len() as f64;
         out.push((format!("slots/rosenbrock_stmt/{n}"), statements[k]));
     }
-    for (ty, bytes) in slot {
-        let per_term = (statements[1] - statements[0]) / 900.0 * bytes;
+    for (ty, bytes, _) in slot {
+        let per_term = (statements[1] - statements[0]) / 900.0 * bytes as f64;
         out.push((format!("bytes_per_rosenbrock_term_stmt/{ty}"), per_term));
     }
     let mut g = vec![0.0; PARAMS];
@@ -109,10 +112,10 @@ pub fn collect() -> Vec<(String, f64)> {
     let moons = tape.len() as f64;
     out.push(("slots/moons".to_string(), moons));
     out.push(("operands/moons".to_string(), operands(&tape) as f64));
-    for (ty, bytes) in slot {
-        let per_term = (rosenbrock[1] - rosenbrock[0]) / 900.0 * bytes;
+    for (ty, bytes, _) in slot {
+        let per_term = (rosenbrock[1] - rosenbrock[0]) / 900.0 * bytes as f64;
         out.push((format!("bytes_per_rosenbrock_term/{ty}"), per_term));
-        out.push((format!("bytes_per_moons_step/{ty}"), moons * bytes));
+        out.push((format!("bytes_per_moons_step/{ty}"), moons * bytes as f64));
     }
     for k in SCALING_OPERANDS {
         tape.clear();
@@ -186,6 +189,8 @@ mod tests {
         let get = |k: &str| get(&facts, k);
         assert_eq!(get("bytes_per_slot/f32"), 12.0);
         assert_eq!(get("bytes_per_slot/f64"), 24.0);
+        assert_eq!(get("swept_bytes_per_slot/f32"), 12.0);
+        assert_eq!(get("swept_bytes_per_slot/f64"), 12.0);
         assert_eq!(get("slots/rosenbrock/2"), 2.0);
         assert_eq!(get("slots/rosenbrock/10"), 10.0 + 5.0 * 8.0);
         for n in SIZES {

@@ -182,7 +182,8 @@ impl<S: Scalar> TapeView<S> {
         let first = self
             .slots()
             .iter()
-            .position(|h| h.is_header() && !h.value().is_finite());
+            .zip(self.values())
+            .position(|(h, v)| h.is_header() && !v.value().is_finite());
         match first {
             Some(i) => self.value_anomaly(i),
             None => self.gradient_anomaly(self.len()),
@@ -291,7 +292,7 @@ impl<S: Scalar> TapeView<S> {
 
     /// The report for statement `i`, of kind `Value`.
     fn value_anomaly(&self, i: usize) -> Option<Anomaly<S>> {
-        let slots = self.slots();
+        let (slots, values) = (self.slots(), self.values());
         {
             let head = slots.get(i).filter(|h| h.is_header())?;
             let blank = AnomalyInput {
@@ -307,7 +308,7 @@ impl<S: Scalar> TapeView<S> {
                 *slot = AnomalyInput {
                     index: index as usize,
                     op: target.op(),
-                    value: target.value(),
+                    value: values.get(index as usize)?.value(),
                     partial,
                 };
                 listed += 1;
@@ -316,7 +317,7 @@ impl<S: Scalar> TapeView<S> {
                 kind: AnomalyKind::Value,
                 index: i,
                 op: head.op(),
-                value: head.value(),
+                value: values.get(i)?.value(),
                 inputs,
                 listed,
             })
@@ -331,11 +332,11 @@ impl<S: Scalar> TapeView<S> {
                 return None;
             }
             // Operands precede their statement, so the walk strictly descends and ends.
-            let slots = self.slots();
+            let values = self.values();
             let next = self
                 .operands(i)
                 .map(|(t, _)| t as usize)
-                .find(|&t| slots.get(t).is_some_and(|s| !s.value().is_finite()));
+                .find(|&t| values.get(t).is_some_and(|s| !s.value().is_finite()));
             match next {
                 Some(t) => i = t,
                 None => return Some(anomaly),

@@ -34,8 +34,7 @@ impl<S: Scalar> TapeView<S> {
     /// ```
     pub fn write_dot<W: Write>(&self, w: &mut W) -> fmt::Result {
         w.write_str("digraph tape {\n  rankdir=LR;\n  node [shape=record];\n")?;
-        let slots = self.slots();
-        for (i, h) in slots.iter().enumerate() {
+        for (i, (h, v)) in self.slots().iter().zip(self.values()).enumerate() {
             if !h.is_header() {
                 continue;
             }
@@ -43,7 +42,7 @@ impl<S: Scalar> TapeView<S> {
                 w,
                 "  n{i} [label=\"{{ #{i} | {} | data {} | grad {} }}\"];",
                 h.op(),
-                Compact(h.value().to_f64()),
+                Compact(v.value().to_f64()),
                 Compact(h.adj().to_f64())
             )?;
             for (k, (link, partial)) in self.operands(i).enumerate() {

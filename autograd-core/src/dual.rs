@@ -447,6 +447,7 @@ macro_rules! dual_rules {
         }
 
         $crate::dual::operators::dual_operators!([$($gen)*] $T);
+        $crate::tape::inline_layout!([$($gen)*] $T);
     };
 }
 

@@ -428,6 +428,8 @@ impl Number for Q16 {
     }
 }
 
+crate::tape::inline_layout!([] Q16);
+
 impl Scalar for Q16 {
     const COSTLY_PRODUCT: bool = true;
     const ZERO: Self = Q16(0);

@@ -115,7 +115,11 @@ pub use outlined::Outlined;
 pub use scalar::Scalar;
 pub use scratch::{MAX_DIMENSION, SCRATCH_STACK_BYTES};
 pub use statement::Statement;
-pub use tape::{Gradients, Leaves, Mark, Node, NodeId, Slot, Tape, TapeView, Vars, MAX_CAPACITY};
+#[doc(hidden)]
+pub use tape::Layout;
+pub use tape::{
+    slot_bytes, Gradients, Leaves, Mark, Node, NodeId, Slot, Tape, TapeView, Vars, MAX_CAPACITY,
+};
 pub use var::{Activate, Var};
 
 /// The README's Rust examples, compiled and run as doctests so the README stays true.

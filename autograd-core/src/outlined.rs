@@ -161,6 +161,8 @@ impl<S: Scalar> Number for Outlined<S> {
     );
 }
 
+crate::tape::inline_layout!([S: Scalar] Outlined<S>);
+
 impl<S: Scalar> Scalar for Outlined<S> {
     const ZERO: Self = Outlined(S::ZERO);
     const ONE: Self = Outlined(S::ONE);

@@ -9,6 +9,7 @@
 use core::fmt::{Debug, Display};
 use core::ops::{AddAssign, DivAssign, MulAssign, SubAssign};
 
+use crate::tape::{inline_layout, Layout};
 use crate::{math, Number};
 
 mod tanhf;
@@ -35,6 +36,7 @@ pub trait Scalar:
     + SubAssign
     + MulAssign
     + DivAssign
+    + Layout
     + 'static
 {
     /// Additive identity.
@@ -305,6 +307,9 @@ impl_float!(
     libm::atan2,
     libm::hypot
 );
+
+// `f32` keeps each value in its slot (12 bytes with it); `f64`'s are apart (`tape/slot.rs`).
+inline_layout!([] f32);
 
 #[cfg(test)]
 mod tests {

@@ -38,7 +38,9 @@ pub(crate) use operands::NO_OPERAND;
 pub use slot::Slot;
 pub use slot::MAX_CAPACITY;
 use slot::{header_link, HEADER};
+pub(crate) use slot::{held, held_all, inline_layout, WithValues};
 pub(crate) use slot::{layer_row_link, row_step, MAX_OPERANDS, POISON, ROW_PLACES, ROW_STEP};
+pub use slot::{slot_bytes, Layout};
 pub use vars::Vars;
 
 /// A recorded statement, as [`TapeView::node`] reports it.
@@ -83,12 +85,12 @@ pub struct Node<S> {
 /// # Ok::<(), autograd_core::TapeError>(())
 /// ```
 pub struct Tape<S: Scalar, const N: usize> {
-    inner: TapeView<S, [Slot<S>; N]>,
+    inner: TapeView<S, [S::Unit; N]>,
 }
 
 /// A tape with its capacity erased: the type every [`Var`] points to and where the tape's
 /// methods live. Obtain one by dereferencing a [`Tape`].
-pub struct TapeView<S: Scalar, B: ?Sized = [Slot<S>]> {
+pub struct TapeView<S: Scalar, B: ?Sized = [<S as Layout>::Unit]> {
     /// The first recording failure; sticky until the tape is rewound.
     error: Cell<Option<TapeError>>,
     /// Number of slots in use.
@@ -116,7 +118,8 @@ pub struct TapeView<S: Scalar, B: ?Sized = [Slot<S>]> {
     /// This tape's tag for [`NodeId`] and [`Mark`] (0 until first needed).
     tag: Cell<u32>,
     scalar: PhantomData<S>,
-    slots: B,
+    /// The slots, as the scalar's [`Layout`] stores them (read through `parts`).
+    units: B,
 }
 
 impl<S: Scalar, const N: usize> Tape<S, N> {
@@ -137,7 +140,7 @@ impl<S: Scalar, const N: usize> Tape<S, N> {
                 sweeps: Cell::new(0),
                 tag: Cell::new(0),
                 scalar: PhantomData,
-                slots: [Slot::EMPTY; N],
+                units: [S::EMPTY_UNIT; N],
             },
         }
     }
@@ -210,7 +213,7 @@ impl<S: Scalar> TapeView<S> {
 
     /// Maximum number of slots.
     pub fn capacity(&self) -> usize {
-        self.slots.len()
+        self.units.len()
     }
 
     /// `Ok` unless a recording failed since the tape was created or last rewound.
@@ -261,11 +264,12 @@ impl<S: Scalar> TapeView<S> {
         self.rewind(Mark { len: 0, tag: 0 });
     }
 
-    /// The header at slot `id`, if that slot is in use and is a header.
-    fn header_at(&self, id: NodeId) -> Result<&Slot<S>, TapeError> {
+    /// The header at slot `id`, if that slot is in use and is a header, and the slot its value
+    /// is in.
+    fn header_at(&self, id: NodeId) -> Result<(&Slot<S>, &Slot<S>), TapeError> {
         self.own(id.tag)?;
-        match self.slots().get(id.index()) {
-            Some(h) if h.is_header() => Ok(h),
+        match (self.slots().get(id.index()), self.values().get(id.index())) {
+            (Some(h), Some(v)) if h.is_header() => Ok((h, v)),
             _ => Err(TapeError::UnknownNode {
                 index: id.index(),
                 len: self.len(),
@@ -276,8 +280,8 @@ impl<S: Scalar> TapeView<S> {
     /// A fresh handle to an existing statement (e.g. a parameter kept across
     /// [`rewind`](Self::rewind)).
     pub fn get(&self, id: NodeId) -> Result<Var<'_, S>, TapeError> {
-        let h = self.header_at(id)?;
-        Ok(Var::node(self, id.index, h.value()))
+        let (_, v) = self.header_at(id)?;
+        Ok(Var::node(self, id.index, v.value()))
     }
 
     /// Sets the value of a leaf (e.g. a parameter after an optimizer step). Statements computed
@@ -286,9 +290,11 @@ impl<S: Scalar> TapeView<S> {
     pub fn set_value(&mut self, id: NodeId, value: S) -> Result<(), TapeError> {
         self.own(id.tag)?;
         let len = self.len();
-        match self.slots[..len].get(id.index()) {
+        match self.slots().get(id.index()) {
             Some(slot) if slot.link() == header_link(Op::Leaf, 0) => {
-                slot.set_value(value);
+                if let Some(held) = self.values().get(id.index()) {
+                    held.set_value(value);
+                }
                 Ok(())
             }
             Some(slot) if !slot.is_header() => Err(TapeError::UnknownNode {
@@ -305,10 +311,10 @@ impl<S: Scalar> TapeView<S> {
 
     /// Reads a statement: its operation, value, adjoint and number of operands.
     pub fn node(&self, id: NodeId) -> Result<Node<S>, TapeError> {
-        let h = self.header_at(id)?;
+        let (h, v) = self.header_at(id)?;
         Ok(Node {
             op: h.op(),
-            value: h.value(),
+            value: v.value(),
             grad: h.adj(),
             operands: self.operands(id.index()).count(),
         })
@@ -332,11 +338,11 @@ impl<S: Scalar> TapeView<S> {
     /// Calls `f(id, node)` for every statement (leaves included) in creation order, without
     /// copying the tape. Statements that `f` records are not visited.
     pub fn for_each_node(&self, mut f: impl FnMut(NodeId, &Node<S>)) {
-        for (i, h) in self.slots().iter().enumerate() {
+        for (i, (h, v)) in self.slots().iter().zip(self.values()).enumerate() {
             if h.is_header() {
                 let node = Node {
                     op: h.op(),
-                    value: h.value(),
+                    value: v.value(),
                     grad: h.adj(),
                     operands: self.operands(i).count(),
                 };
@@ -353,7 +359,21 @@ impl<S: Scalar> TapeView<S> {
     /// The slots in use.
     #[inline]
     pub(crate) fn slots(&self) -> &[Slot<S>] {
-        &self.slots[..self.len()]
+        &self.parts().0[..self.len()]
+    }
+
+    /// For each slot in use, the slot its value is in (the same slot, or one apart: the
+    /// scalar's [`Layout`]).
+    #[inline]
+    pub(crate) fn values(&self) -> &[Slot<S>] {
+        &self.parts().1[..self.len()]
+    }
+
+    /// Every slot of the capacity, and for each the slot its value is in (the same length).
+    #[inline(always)]
+    pub(crate) fn parts(&self) -> WithValues<'_, S> {
+        let (slots, values) = S::split(S::slots(&self.units));
+        (slots, held_all(slots, values))
     }
 }
 

@@ -3,7 +3,7 @@
 use crate::{Scalar, TapeError, Var};
 
 use super::operands::layer_of;
-use super::{Gradients, Mark, Slot, TapeView, POISON};
+use super::{held, held_all, Gradients, Mark, Slot, TapeView, WithValues, POISON};
 
 impl<S: Scalar> TapeView<S> {
     /// Reverse mode: one sweep from `y` down to the first slot gives `dy/dv` for every statement
@@ -69,8 +69,7 @@ impl<S: Scalar> TapeView<S> {
             Some(_) => {}
         }
         self.sweeps.set(self.sweeps.get().wrapping_add(1));
-        let len = self.len();
-        let slots = &self.slots[..len];
+        let (slots, values) = (self.slots(), self.values());
         let all = y.pair_array();
         let pairs = &all[..y.pending()];
         let root = pairs.iter().map(|p| p.0 as usize + 1).max().unwrap_or(0);
@@ -147,7 +146,7 @@ impl<S: Scalar> TapeView<S> {
                 continue;
             }
             if head.is_layer() {
-                p = sweep_layers::<S, ABOVE>(slots, h, lo, floor);
+                p = sweep_layers::<S, ABOVE>(slots, values, h, lo, floor);
                 continue;
             }
             let count = head.count();
@@ -253,12 +252,13 @@ fn send<S: Scalar, const ABOVE: bool>(slots: &[Slot<S>], lo: usize, index: usize
 #[inline(never)]
 fn sweep_layers<S: Scalar, const ABOVE: bool>(
     slots: &[Slot<S>],
+    values: &[Slot<S>],
     mut h: usize,
     lo: usize,
     floor: usize,
 ) -> usize {
     loop {
-        let base = sweep_layer::<S, ABOVE>(slots, h, lo);
+        let base = sweep_layer::<S, ABOVE>(slots, values, h, lo);
         match base.checked_sub(1) {
             Some(below) if below >= floor && slots[below].is_layer() => h = below,
             _ => return base,
@@ -266,9 +266,17 @@ fn sweep_layers<S: Scalar, const ABOVE: bool>(
     }
 }
 
-/// One layer statement of [`sweep_layers`], from its row `h`: returns its first slot.
+/// One layer statement of [`sweep_layers`], from its row `h`: returns its first slot. (`values`:
+/// the slots the values are in, `Layout`.)
 #[inline(always)]
-fn sweep_layer<S: Scalar, const ABOVE: bool>(slots: &[Slot<S>], h: usize, lo: usize) -> usize {
+fn sweep_layer<S: Scalar, const ABOVE: bool>(
+    slots: &[Slot<S>],
+    values: &[Slot<S>],
+    h: usize,
+    lo: usize,
+) -> usize {
+    // (Where each slot holds its value, `values` is `slots`: said so, one slice is carried.)
+    let values = held_all(slots, values);
     let l = layer_of(slots, h);
     // A statement none of whose rows has an adjoint (a sample the loss does not reach, a layer
     // of dead units) sends nothing: passed over before its weights are found. Nor do the rows
@@ -279,13 +287,15 @@ fn sweep_layer<S: Scalar, const ABOVE: bool>(slots: &[Slot<S>], h: usize, lo: us
         return l.base;
     };
     let w0 = slots[l.info].link() as usize;
-    let inputs = &slots[l.base..l.info];
-    let stride = inputs.len() + 1;
+    let inputs = (&slots[l.base..l.info], &values[l.base..l.info]);
+    let stride = inputs.0.len() + 1;
     // Every row's weights and bias at once (earlier statements, so always on the tape): one
     // bounds test for the statement, not one per row.
-    let Some(weights) = slots.get(w0..w0 + (h + 1 - l.first) * stride) else {
+    let span = w0..w0 + (h + 1 - l.first) * stride;
+    let (Some(weights), Some(weight_values)) = (slots.get(span.clone()), values.get(span)) else {
         return l.base;
     };
+    let inputs = (inputs.0, held_all(inputs.0, inputs.1));
     // Rows from the top down, as the rows written one by one would be swept, each row's weights
     // split off the top of those below (not `chunks_exact`, whose length is a division: a
     // library call on a part without a divide instruction). Rows with an adjoint are swept four
@@ -295,14 +305,19 @@ fn sweep_layer<S: Scalar, const ABOVE: bool>(slots: &[Slot<S>], h: usize, lo: us
     // instructions, the moons loss 1,002,982 -> 980,250; with the last rows one by one, 522,779
     // and 993,255.
     let grouped = !ABOVE || w0 >= lo;
+    // The rows' weights, and apart the slots their values are in (`Layout`: where each slot
+    // holds its own value, `values` is never read and these arrays go unused).
     let mut group = [(S::ZERO, &weights[..0]); 4];
+    let mut group_values = [&weight_values[..0]; 4];
     let mut n = 0;
-    let mut below = weights;
+    let (mut below, mut below_values) = (weights, weight_values);
     for head in slots[l.first + low..=h].iter().rev() {
-        let Some((rest, row)) = below.len().checked_sub(stride).map(|m| below.split_at(m)) else {
+        let Some(m) = below.len().checked_sub(stride) else {
             break; // (never: `weights` holds every row's)
         };
-        below = rest;
+        let ((rest, row), (rest_values, row_values)) =
+            (below.split_at(m), below_values.split_at(m));
+        (below, below_values) = (rest, rest_values);
         // (A row with a zero adjoint, a dead unit's, is passed over at once.)
         let a = head.adj();
         if a.is_zero() {
@@ -310,18 +325,20 @@ fn sweep_layer<S: Scalar, const ABOVE: bool>(slots: &[Slot<S>], h: usize, lo: us
         }
         if grouped {
             group[n] = (a, row);
+            group_values[n] = row_values;
             n += 1;
             if n == 4 {
-                sweep_four::<S, ABOVE>(slots, lo, inputs, group);
+                sweep_four::<S, ABOVE>(slots, lo, inputs, rows(group, group_values));
                 n = 0;
             }
             continue;
         }
+        let row = (row, held_all(row, row_values));
         sweep_row::<S, ABOVE>(slots, lo, inputs, a, row, w0 + below.len());
     }
     // The last one to three, top first, side by side (one alone: `sweep_row`, whose test of a
     // weight against the mark `lo` passes for every one here, as `grouped` says).
-    let [g0, g1, g2, _] = group;
+    let [g0, g1, g2, _] = rows(group, group_values);
     match n {
         3 => sweep_three::<S, ABOVE>(slots, lo, inputs, [g0, g1, g2]),
         2 => sweep_two::<S, ABOVE>(slots, lo, inputs, [g0, g1]),
@@ -339,22 +356,28 @@ fn sweep_layer<S: Scalar, const ABOVE: bool>(slots: &[Slot<S>], h: usize, lo: us
 fn sweep_row<S: Scalar, const ABOVE: bool>(
     slots: &[Slot<S>],
     lo: usize,
-    inputs: &[Slot<S>],
+    inputs: Part<'_, S>,
     a: S,
-    row: &[Slot<S>],
+    row: Part<'_, S>,
     start: usize,
 ) {
     // An input that depends on nothing is skipped by `send`'s bounds test alone: `NO_OPERAND`
     // is past every tape's last slot (its products, inlined, sink below that test). The bias's
     // partial is 1.
     let swept = |i: usize| !ABOVE || start + i >= lo;
-    for (i, (o, w)) in inputs.iter().zip(row).enumerate() {
-        send::<S, ABOVE>(slots, lo, o.link() as usize, a * (o.partial() * w.value()));
+    let pairs = inputs.0.iter().zip(inputs.1).zip(row.0.iter().zip(row.1));
+    for (i, ((o, x), (w, u))) in pairs.enumerate() {
+        send::<S, ABOVE>(
+            slots,
+            lo,
+            o.link() as usize,
+            a * (o.partial() * held(w, u).value()),
+        );
         if swept(i) {
-            w.set_adj(w.adj() + a * o.value());
+            w.set_adj(w.adj() + a * held(o, x).value());
         }
     }
-    if let (Some(b), true) = (row.last(), swept(inputs.len())) {
+    if let (Some(b), true) = (row.0.last(), swept(inputs.0.len())) {
         b.set_adj(b.adj() + a);
     }
 }
@@ -369,42 +392,65 @@ fn sweep_row<S: Scalar, const ABOVE: bool>(
 /// weights reached by `zip`, not by index: indexed, a step took 492,269 instructions against
 /// 479,476 by callgrind on `examples/profile trainer`).
 macro_rules! sweep_side_by_side {
-    ($($name:ident: $n:literal [$($a:ident $r:ident $w:ident),+] for $pat:pat in $zip:expr;)+) => {$(
+    ($($name:ident: $n:literal [$($a:ident $r:ident $w:ident $u:ident),+] for $pat:pat in $zip:expr;)+) => {$(
         #[inline(always)]
         fn $name<S: Scalar, const ABOVE: bool>(
             slots: &[Slot<S>],
             lo: usize,
-            inputs: &[Slot<S>],
-            rows: [(S, &[Slot<S>]); $n],
+            inputs: Part<'_, S>,
+            rows: [(S, Part<'_, S>); $n],
         ) {
             let [$(($a, $r)),+] = rows;
-            for (o, $pat) in inputs.iter().zip($zip) {
-                let x = o.value();
+            for ((o, x), $pat) in inputs.0.iter().zip(inputs.1).zip($zip) {
+                let x = held(o, x).value();
                 $($w.set_adj($w.adj() + $a * x);)+
                 let index = o.link() as usize;
                 if let Some(t) = slots.get(index).filter(|_| !ABOVE || index >= lo) {
                     let p = o.partial();
                     let mut adj = t.adj();
-                    $(adj += $a * (p * $w.value());)+
+                    $(adj += $a * (p * held($w, $u).value());)+
                     t.set_adj(adj);
                 }
             }
-            biases(inputs.len(), rows);
+            biases(inputs.0.len(), rows);
         }
     )+};
 }
 
+/// A layer's inputs, or a row's weights and bias, and the slots their values are in.
+type Part<'a, S> = WithValues<'a, S>;
+
+/// Rows with their adjoints, and the slots their weights' values are in, as `Part`s.
+#[inline(always)]
+fn rows<'a, S: Scalar>(
+    group: [(S, &'a [Slot<S>]); 4],
+    values: [&'a [Slot<S>]; 4],
+) -> [(S, Part<'a, S>); 4] {
+    let [(a0, r0), (a1, r1), (a2, r2), (a3, r3)] = group;
+    let [v0, v1, v2, v3] = values;
+    [
+        (a0, (r0, held_all(r0, v0))),
+        (a1, (r1, held_all(r1, v1))),
+        (a2, (r2, held_all(r2, v2))),
+        (a3, (r3, held_all(r3, v3))),
+    ]
+}
+
 sweep_side_by_side! {
-    sweep_four: 4 [a0 r0 w0, a1 r1 w1, a2 r2 w2, a3 r3 w3]
-        for (((w0, w1), w2), w3) in r0.iter().zip(r1).zip(r2).zip(r3);
-    sweep_three: 3 [a0 r0 w0, a1 r1 w1, a2 r2 w2] for ((w0, w1), w2) in r0.iter().zip(r1).zip(r2);
-    sweep_two: 2 [a0 r0 w0, a1 r1 w1] for (w0, w1) in r0.iter().zip(r1);
+    sweep_four: 4 [a0 r0 w0 u0, a1 r1 w1 u1, a2 r2 w2 u2, a3 r3 w3 u3]
+        for ((((w0, u0), (w1, u1)), (w2, u2)), (w3, u3)) in r0.0.iter().zip(r0.1)
+            .zip(r1.0.iter().zip(r1.1)).zip(r2.0.iter().zip(r2.1)).zip(r3.0.iter().zip(r3.1));
+    sweep_three: 3 [a0 r0 w0 u0, a1 r1 w1 u1, a2 r2 w2 u2]
+        for (((w0, u0), (w1, u1)), (w2, u2)) in r0.0.iter().zip(r0.1)
+            .zip(r1.0.iter().zip(r1.1)).zip(r2.0.iter().zip(r2.1));
+    sweep_two: 2 [a0 r0 w0 u0, a1 r1 w1 u1]
+        for ((w0, u0), (w1, u1)) in r0.0.iter().zip(r0.1).zip(r1.0.iter().zip(r1.1));
 }
 
 /// Each row's bias (after its `k` weights) gets the row's adjoint (its partial is 1).
 #[inline(always)]
-fn biases<S: Scalar, const N: usize>(k: usize, rows: [(S, &[Slot<S>]); N]) {
-    for (a, row) in rows {
+fn biases<S: Scalar, const N: usize>(k: usize, rows: [(S, Part<'_, S>); N]) {
+    for (a, (row, _)) in rows {
         if let Some(b) = row.get(k) {
             b.set_adj(b.adj() + a);
         }

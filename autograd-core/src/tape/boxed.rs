@@ -11,14 +11,14 @@
 use alloc::boxed::Box;
 use core::ptr::addr_of_mut;
 
-use super::{Scalar, Slot, Tape, TapeView};
+use super::{Scalar, Tape, TapeView};
 
 impl<S: Scalar, const N: usize> Tape<S, N> {
     /// An empty tape on the heap that never passes through the stack, whatever `N` and in
     /// every build profile (cargo feature `alloc`).
     ///
-    /// Use it for tapes too large for a stack frame: `size_of::<Slot<S>>() * N` bytes (24 per
-    /// slot in `f64`). It behaves exactly like [`Tape::new`]'s tape.
+    /// Use it for tapes too large for a stack frame: [`slot_bytes`](crate::slot_bytes)`::<S>() *
+    /// N` bytes (24 per slot in `f64`). It behaves exactly like [`Tape::new`]'s tape.
     ///
     /// ```
     /// use autograd_core::Tape;
@@ -49,7 +49,7 @@ impl<S: Scalar, const N: usize> Tape<S, N> {
             sweeps,
             tag,
             scalar,
-            slots: [],
+            units: [],
         } = Tape::<S, 0>::new().inner;
         let mut tape = Box::<Self>::new_uninit();
         let ptr = tape.as_mut_ptr();
@@ -57,7 +57,7 @@ impl<S: Scalar, const N: usize> Tape<S, N> {
         // aligned for `Self` (`addr_of_mut!` makes raw field pointers without creating a
         // reference to uninitialized memory). Each field of `TapeView`, the only field of
         // `Tape`, is written exactly once with `ptr::write`, which drops nothing: the nine
-        // fields above from `Tape::new`'s values, and the `N` elements of `slots` through a
+        // fields above from `Tape::new`'s values, and the `N` elements of `units` through a
         // pointer to the array's first element (an array of `N` elements is `N` contiguous
         // elements, so `add(i)` for `i < N` stays inside it). Nothing between the allocation and
         // `assume_init` can panic. Every field is then initialized (padding need not be), so
@@ -73,9 +73,9 @@ impl<S: Scalar, const N: usize> Tape<S, N> {
             addr_of_mut!((*view).sweeps).write(sweeps);
             addr_of_mut!((*view).tag).write(tag);
             addr_of_mut!((*view).scalar).write(scalar);
-            let first = addr_of_mut!((*view).slots).cast::<Slot<S>>();
+            let first = addr_of_mut!((*view).units).cast::<S::Unit>();
             for i in 0..N {
-                first.add(i).write(Slot::EMPTY);
+                first.add(i).write(S::EMPTY_UNIT);
             }
             tape.assume_init()
         }

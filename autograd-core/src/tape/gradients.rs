@@ -134,7 +134,13 @@ impl<'t, S: Scalar> Gradients<'t, S> {
                 found: out.len(),
             });
         }
-        for (o, s) in out.iter_mut().zip(leaves.slots()) {
+        let first = leaves.first_index() as usize;
+        let adjoints = self
+            .tape
+            .slots()
+            .get(first..first + leaves.len())
+            .unwrap_or(&[]);
+        for (o, s) in out.iter_mut().zip(adjoints) {
             *o = s.adj();
         }
         Ok(())

@@ -27,7 +27,8 @@ use crate::op::Op;
 pub struct Leaves<'t, S: Scalar> {
     tape: &'t TapeView<S>,
     first: u32,
-    slots: &'t [Slot<S>],
+    /// The slots the leaves' values are in (the scalar's `Layout`: their own, or apart).
+    values: &'t [Slot<S>],
 }
 
 impl<S: Scalar> TapeView<S> {
@@ -73,7 +74,7 @@ impl<S: Scalar> TapeView<S> {
         Ok(Leaves {
             tape: self,
             first: first.index,
-            slots,
+            values: &self.values()[start..start + len],
         })
     }
 
@@ -97,7 +98,7 @@ impl<S: Scalar> TapeView<S> {
     /// As [`leaves`](Self::leaves) for the `values.len()` statements from `first` on.
     pub fn set_values(&mut self, first: NodeId, values: &[S]) -> Result<(), TapeError> {
         let leaves = self.leaves(first, values.len())?;
-        for (slot, &v) in leaves.slots.iter().zip(values) {
+        for (slot, &v) in leaves.values.iter().zip(values) {
             slot.set_value(v);
         }
         Ok(())
@@ -107,28 +108,28 @@ impl<S: Scalar> TapeView<S> {
 impl<'t, S: Scalar> Leaves<'t, S> {
     /// How many leaves.
     pub fn len(&self) -> usize {
-        self.slots.len()
+        self.values.len()
     }
 
     /// `true` if there are none.
     pub fn is_empty(&self) -> bool {
-        self.slots.is_empty()
+        self.values.is_empty()
     }
 
     /// The `len` leaves from the `start`-th on (a layer's parameters among a network's), or
     /// `None` if they are not all among these.
     pub fn range(&self, start: usize, len: usize) -> Option<Self> {
-        let slots = self.slots.get(start..start.checked_add(len)?)?;
+        let values = self.values.get(start..start.checked_add(len)?)?;
         Some(Leaves {
             first: self.first + start as u32,
-            slots,
+            values,
             ..*self
         })
     }
 
     /// A handle to the `i`-th leaf, or `None` past the end.
     pub fn get(&self, i: usize) -> Option<Var<'t, S>> {
-        let s = self.slots.get(i)?;
+        let s = self.values.get(i)?;
         Some(Var::node(self.tape, self.first + i as u32, s.value()))
     }
 
@@ -141,18 +142,18 @@ impl<'t, S: Scalar> Leaves<'t, S> {
         self.first
     }
 
-    /// The first `len` leaves' slots, these leaves becoming the rest (a layer's rows read in
-    /// order), or `None` (these unchanged) if there are fewer.
+    /// The slots the first `len` leaves' values are in, these leaves becoming the rest (a
+    /// layer's rows read in order), or `None` (these unchanged) if there are fewer.
     #[inline(always)]
     pub(crate) fn take_front(&mut self, len: usize) -> Option<&'t [Slot<S>]> {
-        let (front, rest) = self.slots.split_at_checked(len)?;
-        self.slots = rest;
+        let (front, rest) = self.values.split_at_checked(len)?;
+        self.values = rest;
         self.first = self.first.wrapping_add(len as u32);
         Some(front)
     }
 
-    /// The leaves' slots (their values in `x`).
-    pub(crate) fn slots(&self) -> &'t [Slot<S>] {
-        self.slots
+    /// The slots the leaves' values are in.
+    pub(crate) fn values(&self) -> &'t [Slot<S>] {
+        self.values
     }
 }

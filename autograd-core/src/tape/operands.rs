@@ -39,11 +39,13 @@ pub(crate) const NO_OPERAND: u32 = HEADER - 1;
 const _: () = assert!(NO_OPERAND as usize >= super::MAX_CAPACITY);
 
 /// The `(index, partial)` pairs of one statement, in recording order.
-pub(crate) struct Operands<'a, S> {
+pub(crate) struct Operands<'a, S: Scalar> {
     /// The operand slots (a layer row: its statement's input slots).
     slots: &'a [Slot<S>],
-    /// A layer row's weights and bias (the slots of their statements, for the weights' values)
-    /// and the index of the first.
+    /// A layer row's: the slots its inputs' values are in, as many as `slots` (`Layout`).
+    inputs: &'a [Slot<S>],
+    /// A layer row's weights and bias (the slots their statements' values are in) and the
+    /// index of the first.
     row: Option<(&'a [Slot<S>], u32)>,
     /// The next slot to read.
     i: usize,
@@ -71,8 +73,9 @@ impl<S: Scalar> Iterator for Operands<'_, S> {
             };
             if self.weight_next {
                 self.weight_next = false;
+                let x = self.inputs.get(self.i).map_or(S::ZERO, Slot::value);
                 self.i += 1;
-                return Some((weight, o.value()));
+                return Some((weight, x));
             }
             self.weight_next = true;
             if o.link() != NO_OPERAND {
@@ -106,9 +109,10 @@ impl<S: Scalar> TapeView<S> {
     /// The operands of the statement whose header is slot `h` (none if `h` is not a header in
     /// use).
     pub(crate) fn operands(&self, h: usize) -> Operands<'_, S> {
-        let slots = self.slots();
+        let (slots, values) = (self.slots(), self.values());
         let empty = Operands {
             slots: &[],
+            inputs: &[],
             row: None,
             i: 0,
             weight_next: false,
@@ -123,7 +127,8 @@ impl<S: Scalar> TapeView<S> {
             let k = l.info - l.base;
             return Operands {
                 slots: &slots[l.base..l.info],
-                row: Some((slots.get(start..=start + k).unwrap_or(&[]), start as u32)),
+                inputs: &values[l.base..l.info],
+                row: Some((values.get(start..=start + k).unwrap_or(&[]), start as u32)),
                 ..empty
             };
         }

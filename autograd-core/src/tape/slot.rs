@@ -26,21 +26,183 @@ pub const MAX_CAPACITY: usize = (HEADER - 1) as usize;
 /// and a layer statement of more slots row by row.
 pub(crate) const MAX_OPERANDS: usize = COUNT_MASK as usize;
 
+/// How a tape lays out the slots of a scalar: implemented by every [`Scalar`] of this crate,
+/// not meant to be implemented or used elsewhere.
+///
+/// A tape of `N` slots holds `N` units ([`Unit`](Self::Unit)). Where the values are *inline*
+/// (`f32`, `Q16`, the dual numbers, [`Outlined`](crate::Outlined)) a unit is one [`Slot`] that
+/// holds its value too. Where they are *apart* (`f64`) a unit is two slots' worth: the tape's
+/// `N` units are read as `2 N` slots, the first `N` the slots the sweep reads (12 bytes each: a
+/// header's adjoint or an operand's partial, and the link), the other `N` holding the value of
+/// slot `i` in slot `N + i`. Either way [`split`](Self::split) gives the slots and, for each,
+/// the slot its value is in (for values inline, the same).
+#[doc(hidden)]
+pub trait Layout: Copy + Send + Sized + 'static {
+    /// Whether the values are apart (`f64`); else each slot holds its own.
+    const APART: bool = false;
+    /// A partial or adjoint as a slot stores it: the scalar itself, or `f64` as two 32-bit
+    /// words (so that a slot of `f64` is 12 bytes, not 16).
+    type Packed: Copy + Send;
+    /// The value held in the slot: `Cell<Self>` inline, `()` apart.
+    type Inline: Send;
+    /// What the tape's array holds per slot: `[Slot<Self>; 1]` inline, `[Slot<Self>; 2]` apart.
+    type Unit: Send;
+    /// `0` as [`Packed`](Self::Packed).
+    const PACKED_ZERO: Self::Packed;
+    /// An empty inline value.
+    #[allow(clippy::declare_interior_mutable_const)]
+    const INLINE_EMPTY: Self::Inline;
+    /// An empty unit.
+    #[allow(clippy::declare_interior_mutable_const)]
+    const EMPTY_UNIT: Self::Unit;
+    /// The scalar as a slot stores it.
+    fn pack(self) -> Self::Packed;
+    /// The scalar a slot stored.
+    fn unpack(packed: Self::Packed) -> Self;
+    /// A tape's units as slots: the `N` slots (inline), or the `N` slots and the `N` that hold
+    /// their values (apart).
+    fn slots(units: &[Self::Unit]) -> &[Slot<Self>];
+    /// [`slots`](Self::slots)'s result as the slots and the slots their values are in, the same
+    /// length.
+    fn split(all: &[Slot<Self>]) -> WithValues<'_, Self>;
+    /// The value in `slot`, one of [`split`](Self::split)'s second half.
+    fn value(slot: &Slot<Self>) -> Self;
+    /// Sets the value in `slot`, one of [`split`](Self::split)'s second half.
+    fn set_value(slot: &Slot<Self>, value: Self);
+}
+
+/// [`Layout`] for a scalar whose values are held in the slots.
+macro_rules! inline_layout {
+    ([$($gen:tt)*] $T:ty) => {
+        impl<$($gen)*> $crate::tape::Layout for $T {
+            type Packed = $T;
+            type Inline = ::core::cell::Cell<$T>;
+            type Unit = [$crate::tape::Slot<$T>; 1];
+            const PACKED_ZERO: $T = <$T as $crate::Scalar>::ZERO;
+            #[allow(clippy::declare_interior_mutable_const)]
+            const INLINE_EMPTY: Self::Inline = ::core::cell::Cell::new(<$T as $crate::Scalar>::ZERO);
+            #[allow(clippy::declare_interior_mutable_const)]
+            const EMPTY_UNIT: Self::Unit = [$crate::tape::Slot::EMPTY; 1];
+            #[inline(always)]
+            fn pack(self) -> $T {
+                self
+            }
+            #[inline(always)]
+            fn unpack(packed: $T) -> $T {
+                packed
+            }
+            #[inline(always)]
+            fn slots(units: &[Self::Unit]) -> &[$crate::tape::Slot<$T>] {
+                units.as_flattened()
+            }
+            #[inline(always)]
+            fn split(
+                all: &[$crate::tape::Slot<$T>],
+            ) -> (&[$crate::tape::Slot<$T>], &[$crate::tape::Slot<$T>]) {
+                (all, all)
+            }
+            #[inline(always)]
+            fn value(slot: &$crate::tape::Slot<$T>) -> $T {
+                slot.v.get()
+            }
+            #[inline(always)]
+            fn set_value(slot: &$crate::tape::Slot<$T>, value: $T) {
+                slot.v.set(value)
+            }
+        }
+    };
+}
+pub(crate) use inline_layout;
+
+/// `f64`'s values apart: a unit is two 12-byte slots, the swept one and the one holding a value
+/// (in its partial's place; its link unused).
+impl Layout for f64 {
+    const APART: bool = true;
+    type Packed = [u32; 2];
+    type Inline = ();
+    type Unit = [Slot<f64>; 2];
+    const PACKED_ZERO: [u32; 2] = [0; 2];
+    const INLINE_EMPTY: () = ();
+    #[allow(clippy::declare_interior_mutable_const)]
+    const EMPTY_UNIT: Self::Unit = [Slot::EMPTY; 2];
+    #[inline(always)]
+    fn pack(self) -> [u32; 2] {
+        let bits = self.to_bits();
+        [bits as u32, (bits >> 32) as u32]
+    }
+    #[inline(always)]
+    fn unpack([lo, hi]: [u32; 2]) -> f64 {
+        f64::from_bits(u64::from(lo) | u64::from(hi) << 32)
+    }
+    #[inline(always)]
+    fn slots(units: &[Self::Unit]) -> &[Slot<f64>] {
+        units.as_flattened()
+    }
+    #[inline(always)]
+    fn split(all: &[Slot<f64>]) -> (&[Slot<f64>], &[Slot<f64>]) {
+        all.split_at(all.len() / 2)
+    }
+    #[inline(always)]
+    fn value(slot: &Slot<f64>) -> f64 {
+        f64::unpack(slot.d.get())
+    }
+    #[inline(always)]
+    fn set_value(slot: &Slot<f64>, value: f64) {
+        slot.d.set(value.pack())
+    }
+}
+
+/// Slots and, for each, the slot its value is in (the same slots where each holds its own).
+pub(crate) type WithValues<'a, S> = (&'a [Slot<S>], &'a [Slot<S>]);
+
+/// Where the value of `slot` is, given the slot [`Layout::split`] pairs with it, `apart`: that
+/// slot where the values are apart, else `slot` itself (the same slot, but known to be so where
+/// this is inlined: the hot loops then carry one slice, not two).
+#[inline(always)]
+pub(crate) fn held<'a, S: Scalar>(slot: &'a Slot<S>, apart: &'a Slot<S>) -> &'a Slot<S> {
+    if S::APART {
+        apart
+    } else {
+        slot
+    }
+}
+
+/// [`held`] for slices of slots.
+#[inline(always)]
+pub(crate) fn held_all<'a, S: Scalar>(slots: &'a [Slot<S>], apart: &'a [Slot<S>]) -> &'a [Slot<S>] {
+    if S::APART {
+        apart
+    } else {
+        slots
+    }
+}
+
+/// The bytes a tape of scalar `S` takes per slot: 12 for `f32` and `Q16`, 24 for `f64` (a
+/// 12-byte slot, and its value apart in a slot of its own).
+///
+/// ```
+/// assert_eq!(autograd_core::slot_bytes::<f32>(), 12);
+/// assert_eq!(autograd_core::slot_bytes::<f64>(), 24);
+/// ```
+pub const fn slot_bytes<S: Scalar>() -> usize {
+    core::mem::size_of::<S::Unit>()
+}
+
 /// One slot of the tape: a statement's header or one of its operands.
 ///
-/// Two parts, by what the backward sweep reads. The swept part: `d`, a header's adjoint or an
-/// operand's partial derivative, and `link`, a header's operation and operand count or the index
-/// of the header an operand refers to. The part apart, `v`: a header's value, or the value of a
-/// layer statement's input (the partial with respect to each row's weight for that input); a
-/// plain operand's is unused. The sweep reads `v` only for a layer's weights and inputs. 12
-/// bytes in `f32`, 24 in `f64`.
+/// The sweep reads `d`, a header's adjoint or an operand's partial derivative, and `link`, a
+/// header's operation and operand count or the index of the header an operand refers to. A
+/// header's value, or the value of a layer statement's input (the partial with respect to each
+/// row's weight for that input), is held where the scalar's [`Layout`] puts it: in the slot's
+/// `v` (`f32`, `Q16`, the dual numbers) or in a slot apart (`f64`); the sweep reads values only
+/// for a layer's weights and inputs. 12 bytes in `f32` (with its value) and in `f64` (without).
 ///
 /// Each field is a [`Cell`] (which has the layout of what it holds), so a tape is written through
 /// a shared reference without a borrow flag to test on every write, and a heap-placed tape can
 /// be initialized slot by slot where it lies (`Tape::boxed`, feature `alloc`).
-pub struct Slot<S> {
-    v: Cell<S>,
-    d: Cell<S>,
+pub struct Slot<S: Layout> {
+    pub(crate) v: S::Inline,
+    pub(crate) d: Cell<S::Packed>,
     link: Cell<u32>,
 }
 
@@ -48,73 +210,67 @@ impl<S: Scalar> Slot<S> {
     /// A fresh empty slot at each use (array repeats and in-place writes need a `const`).
     #[allow(clippy::declare_interior_mutable_const)]
     pub(crate) const EMPTY: Self = Slot {
-        v: Cell::new(S::ZERO),
-        d: Cell::new(S::ZERO),
+        v: S::INLINE_EMPTY,
+        d: Cell::new(S::PACKED_ZERO),
         link: Cell::new(0),
     };
 
-    /// Writes a header (with a zero adjoint).
+    /// Writes a header (with a zero adjoint); its value goes to the slot [`Layout::split`]
+    /// pairs with it (`put_value`).
     #[inline(always)]
-    pub(crate) fn put_header(&self, value: S, op: Op, count: usize) {
-        self.put(value, header_link(op, count));
+    pub(crate) fn put_header(&self, op: Op, count: usize) {
+        self.put(header_link(op, count));
     }
 
-    /// Writes a row of a layer statement (see `operands.rs`): the row's value, and its `link`
-    /// ([`layer_row_link`] for the first row, plus `j` for row `j`).
+    /// Writes a row of a layer statement (see `operands.rs`): its `link` ([`layer_row_link`] for
+    /// the first row, plus `j` for row `j`); its value goes where a header's does.
     #[inline(always)]
-    pub(crate) fn put_layer_row(&self, value: S, link: u32) {
-        self.put(value, link);
+    pub(crate) fn put_layer_row(&self, link: u32) {
+        self.put(link);
     }
 
-    /// Writes one input slot of a layer statement: the pair `(index, partial)` and the input's
-    /// value, the partial with respect to each row's weight for this input.
-    #[inline(always)]
-    pub(crate) fn put_paired(&self, index: u32, partial: S, value: S) {
-        self.put_operand(index, partial);
-        self.v.set(value);
-    }
-
-    /// Writes an operand. Its value is left as it was: a plain operand's is never read.
+    /// Writes an operand: the pair `(index, partial)`. (A layer statement's input slot holds
+    /// its input's value too, where a header holds its own.)
     #[inline(always)]
     pub(crate) fn put_operand(&self, index: u32, partial: S) {
-        self.d.set(partial);
+        self.d.set(partial.pack());
         self.link.set(index);
     }
 
     #[inline(always)]
-    fn put(&self, value: S, link: u32) {
-        self.v.set(value);
-        self.d.set(S::ZERO);
+    fn put(&self, link: u32) {
+        self.d.set(S::PACKED_ZERO);
         self.link.set(link);
     }
 
-    /// A header's value, or a layer input's (see [`put_paired`](Self::put_paired)).
+    /// The value this slot holds (it must be one of [`Layout::split`]'s second half): a
+    /// header's, or a layer input's.
     #[inline(always)]
     pub(crate) fn value(&self) -> S {
-        self.v.get()
+        S::value(self)
     }
 
-    /// Sets a header's value (a leaf's, `set_value`).
+    /// Sets the value this slot holds (one of [`Layout::split`]'s second half).
     #[inline(always)]
     pub(crate) fn set_value(&self, value: S) {
-        self.v.set(value);
+        S::set_value(self, value);
     }
 
     /// An operand's partial derivative.
     #[inline(always)]
     pub(crate) fn partial(&self) -> S {
-        self.d.get()
+        S::unpack(self.d.get())
     }
 
     /// A header's adjoint.
     #[inline(always)]
     pub(crate) fn adj(&self) -> S {
-        self.d.get()
+        S::unpack(self.d.get())
     }
 
     #[inline(always)]
     pub(crate) fn set_adj(&self, adj: S) {
-        self.d.set(adj);
+        self.d.set(adj.pack());
     }
 
     /// An operand's index (a header's link is its operation and count).
@@ -198,8 +354,7 @@ impl<S: Scalar> Slot<S> {
 impl<S: Scalar> fmt::Debug for Slot<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Slot")
-            .field("d", &self.d.get())
-            .field("v", &self.value())
+            .field("d", &self.adj())
             .field("link", &self.link())
             .finish()
     }
@@ -243,15 +398,17 @@ mod tests {
     #[test]
     fn slot_sizes_are_as_documented() {
         assert_eq!(core::mem::size_of::<Slot<f32>>(), 12);
-        assert_eq!(core::mem::size_of::<Slot<f64>>(), 24);
+        assert_eq!(core::mem::size_of::<Slot<f64>>(), 12);
+        assert_eq!(slot_bytes::<f32>(), 12);
+        assert_eq!(slot_bytes::<f64>(), 24);
     }
 
     #[test]
     fn headers_round_trip_op_and_count() {
         for &op in Op::ALL {
             for count in [0, 1, 4, MAX_OPERANDS] {
-                let h = Slot::EMPTY;
-                h.put_header(1.5_f64, op, count);
+                let h = Slot::<f64>::EMPTY;
+                h.put_header(op, count);
                 assert_eq!((h.op(), h.count()), (op, count));
             }
         }

@@ -40,8 +40,11 @@ impl<S: Scalar> TapeView<S> {
         let len = self.len();
         let fit = values.len().min(self.capacity() - len);
         let (written, rest) = values.split_at(fit);
-        for (slot, &v) in self.free_slots(fit).unwrap_or(&[]).iter().zip(written) {
-            slot.put_header(v, Op::Leaf, 0);
+        if let Some((slots, held)) = self.free_slots(fit) {
+            for ((slot, held), &v) in slots.iter().zip(held).zip(written) {
+                slot.put_header(Op::Leaf, 0);
+                held.set_value(v);
+            }
         }
         self.commit(fit);
         self.extend_leaf_run(len as u32, (len + fit) as u32);

@@ -4,7 +4,7 @@
 use crate::op::Op;
 use crate::TapeError;
 
-use super::{Scalar, Slot, TapeView, MAX_OPERANDS, POISON};
+use super::{Scalar, Slot, TapeView, WithValues, MAX_OPERANDS, POISON};
 
 /// A tape's recording state ([`TapeView::recording`]).
 #[derive(Clone, Copy)]
@@ -51,9 +51,10 @@ impl<S: Scalar> TapeView<S> {
     #[inline]
     pub(crate) fn push_leaf(&self, value: S) -> u32 {
         let len = self.len.get();
-        match self.slots.get(len as usize) {
-            Some(s) => {
-                s.put_header(value, Op::Leaf, 0);
+        match self.free(len as usize, 1) {
+            Some((s, v)) => {
+                s[0].put_header(Op::Leaf, 0);
+                v[0].set_value(value);
                 self.len.set(len + 1);
                 self.extend_leaf_run(len, len + 1);
                 len
@@ -69,16 +70,18 @@ impl<S: Scalar> TapeView<S> {
     pub(crate) fn push4(&self, op: Op, value: S, operands: [(u32, S); 4], n: usize) -> u32 {
         let len = self.len.get() as usize;
         let n = n.min(4);
-        if let Some(w) = self.slots.get(len..len + 5) {
+        if let Some((w, v)) = self.free(len, 5) {
             for k in 0..4 {
                 w[k].put_operand(operands[k].0, operands[k].1);
             }
-            w[n].put_header(value, op, n);
-        } else if let Some(w) = self.slots.get(len..len + n + 1) {
+            w[n].put_header(op, n);
+            v[n].set_value(value);
+        } else if let Some((w, v)) = self.free(len, n + 1) {
             for k in 0..n {
                 w[k].put_operand(operands[k].0, operands[k].1);
             }
-            w[n].put_header(value, op, n);
+            w[n].put_header(op, n);
+            v[n].set_value(value);
         } else {
             return self.full(n + 1);
         }
@@ -90,12 +93,13 @@ impl<S: Scalar> TapeView<S> {
     #[inline(always)]
     pub(crate) fn push_n<const N: usize>(&self, op: Op, value: S, operands: [(u32, S); N]) -> u32 {
         let len = self.len.get() as usize;
-        match self.slots.get(len..len + N + 1) {
-            Some(w) => {
+        match self.free(len, N + 1) {
+            Some((w, v)) => {
                 for k in 0..N {
                     w[k].put_operand(operands[k].0, operands[k].1);
                 }
-                w[N].put_header(value, op, N);
+                w[N].put_header(op, N);
+                v[N].set_value(value);
                 self.len.set((len + N + 1) as u32);
                 (len + N) as u32
             }
@@ -118,13 +122,14 @@ impl<S: Scalar> TapeView<S> {
         let len = self.len.get() as usize;
         let (nx, ny) = (nx & 3, ny & 3);
         let n = (nx + ny).min(4);
-        match self.slots.get(len..len + 5) {
-            Some(w) if nx <= 2 && ny <= 2 => {
+        match self.free(len, 5) {
+            Some((w, v)) if nx <= 2 && ny <= 2 => {
                 w[0].put_operand(x[0].0, x[0].1);
                 w[1].put_operand(x[1].0, x[1].1);
                 w[nx].put_operand(y[0].0, y[0].1);
                 w[nx + 1].put_operand(y[1].0, y[1].1);
-                w[n].put_header(value, op, n);
+                w[n].put_header(op, n);
+                v[n].set_value(value);
             }
             _ => {
                 let z = (0, S::ZERO);
@@ -156,14 +161,15 @@ impl<S: Scalar> TapeView<S> {
         } else {
             count + 1
         };
-        let Some(w) = self.slots.get(len..len + size) else {
+        let Some((w, v)) = self.free(len, size) else {
             return self.full(size);
         };
         let k = fill(&w[..count]).min(count);
         if k > MAX_OPERANDS {
-            return self.spread(w, len, k, value, op);
+            return self.spread(w, v, len, k, value, op);
         }
-        w[k].put_header(value, op, k);
+        w[k].put_header(op, k);
+        v[k].set_value(value);
         self.len.set((len + k + 1) as u32);
         (len + k) as u32
     }
@@ -178,7 +184,7 @@ impl<S: Scalar> TapeView<S> {
     /// not generic: one copy per scalar type, for a path no microcontroller's tape can reach.)
     #[cold]
     #[inline(never)]
-    fn spread(&self, w: &[Slot<S>], len: usize, k: usize, value: S, op: Op) -> u32 {
+    fn spread(&self, w: &[Slot<S>], v: &[Slot<S>], len: usize, k: usize, value: S, op: Op) -> u32 {
         // (`chain_size` grows with the count: `w` holds at least this many.)
         let size = chain_size(k).min(w.len());
         let w = &w[..size];
@@ -187,12 +193,14 @@ impl<S: Scalar> TapeView<S> {
         // be shorter. Filled from the top down, so no operand is overwritten before it moves.
         let per = MAX_OPERANDS + 1;
         let last = size - 1;
-        for (d, slot) in w.iter().enumerate().skip(MAX_OPERANDS).rev() {
+        for (d, (slot, held)) in w.iter().zip(v).enumerate().skip(MAX_OPERANDS).rev() {
             let (part, at) = (d / per, d % per);
             if d == last {
-                slot.put_header(value, op, at);
+                slot.put_header(op, at);
+                held.set_value(value);
             } else if at == MAX_OPERANDS {
-                slot.put_header(value, op, MAX_OPERANDS);
+                slot.put_header(op, MAX_OPERANDS);
+                held.set_value(value);
             } else if at == 0 {
                 slot.put_operand((len + d - 1) as u32, S::ONE);
             } else if let Some(from) = w.get(d - 2 * part) {
@@ -206,9 +214,17 @@ impl<S: Scalar> TapeView<S> {
     /// The `size` slots after the last one in use, if they fit, to be written and then kept by
     /// [`commit`](Self::commit) (a write abandoned before it leaves the tape as it was).
     #[inline(always)]
-    pub(crate) fn free_slots(&self, size: usize) -> Option<&[Slot<S>]> {
-        let len = self.len();
-        self.slots.get(len..len.checked_add(size)?)
+    pub(crate) fn free_slots(&self, size: usize) -> Option<WithValues<'_, S>> {
+        self.free(self.len(), size)
+    }
+
+    /// Slots `from .. from + size` of the capacity and the slots their values are in, if they
+    /// fit (one test: the two are as long as each other).
+    #[inline(always)]
+    pub(crate) fn free(&self, from: usize, size: usize) -> Option<WithValues<'_, S>> {
+        let (slots, values) = self.parts();
+        let range = from..from.checked_add(size)?;
+        Some((slots.get(range.clone())?, values.get(range)?))
     }
 
     /// What recording changes besides the slots past the end: taken before a write that may be
@@ -251,7 +267,8 @@ impl<S: Scalar> TapeView<S> {
     #[inline]
     pub(crate) fn operands_at(&self, at: usize) -> [(u32, S); 2] {
         let read = |i: usize| {
-            self.slots
+            self.parts()
+                .0
                 .get(i)
                 .map_or((POISON, S::ZERO), |s| (s.link(), s.partial()))
         };

@@ -273,7 +273,7 @@ fn write<'t, S: Scalar, P: Source<'t, S>>(
     if k < 2 || size > MAX_OPERANDS {
         return false;
     }
-    let Some(slots) = t.free_slots(size) else {
+    let Some((slots, values)) = t.free_slots(size) else {
         // No room: the same decision as with room (the slots a layer takes must not depend on
         // the tape's capacity, or a tape too small for it would record it by the general write,
         // which may take fewer), then the overflow every write reports, with the values.
@@ -297,8 +297,10 @@ fn write<'t, S: Scalar, P: Source<'t, S>>(
         }
         return true;
     };
-    let (inputs, rest) = slots.split_at(k);
-    let Some((info, heads)) = rest.split_first() else {
+    let ((inputs, rest), (input_values, rest_values)) = (slots.split_at(k), values.split_at(k));
+    let (Some((info, heads)), Some((info_value, head_values))) =
+        (rest.split_first(), rest_values.split_first())
+    else {
         return false;
     };
     let written = scan(
@@ -307,17 +309,21 @@ fn write<'t, S: Scalar, P: Source<'t, S>>(
         params,
         m,
         x,
-        |i, link, partial, value| inputs[i].put_paired(link, partial, value),
-        Heads::new(heads, k),
+        |i, link, partial, value| {
+            inputs[i].put_operand(link, partial);
+            input_values[i].set_value(value);
+        },
+        Heads::new(heads, head_values, k),
     );
     if !written {
         return false;
     }
-    info.put_paired(w0, S::ZERO, S::ZERO);
+    info.put_operand(w0, S::ZERO);
+    info_value.set_value(S::ZERO);
     let top = t.len() + k + 1;
     t.commit(size);
-    for (j, (yj, head)) in y.iter_mut().zip(heads).enumerate() {
-        let v = Var::statement(t, (top + j) as u32, head.value(), Op::Dot);
+    for (j, (yj, held)) in y.iter_mut().zip(head_values).enumerate() {
+        let v = Var::statement(t, (top + j) as u32, held.value(), Op::Dot);
         *yj = match f.as_mut() {
             Some(f) => f.apply(v),
             None => v,

@@ -183,7 +183,7 @@ impl<'t, S: Scalar> Terms<'t, S> for LeafDot<'t, S> {
             // as [`Dot`] gives them over the leaves' handles.
             // (A finite `2 p` is left out where it is 0, as `left_out` would: `p` is then
             // finite too. Where it is not, neither partial `p` is 0.)
-            for (i, x) in (0..).zip(self.0.slots()) {
+            for (i, x) in (0..).zip(self.0.values()) {
                 let (v, leaf) = (x.value(), ia.wrapping_add(i));
                 let d = v + v;
                 if d.is_finite() {
@@ -199,7 +199,7 @@ impl<'t, S: Scalar> Terms<'t, S> for LeafDot<'t, S> {
             }
             return Some(k);
         }
-        for (i, (x, y)) in self.0.slots().iter().zip(self.1.slots()).enumerate() {
+        for (i, (x, y)) in self.0.values().iter().zip(self.1.values()).enumerate() {
             for (leaf, v, d) in [(ia, x.value(), y.value()), (ib, y.value(), x.value())] {
                 if let (false, Some(slot)) = (left_out(v, d, finite), w.get(k)) {
                     slot.put_operand(leaf.wrapping_add(i as u32), d);
@@ -478,7 +478,7 @@ impl<'t, S: Scalar> Var<'t, S> {
                 found: b.len(),
             });
         }
-        let (xs, ys) = (a.slots(), b.slots());
+        let (xs, ys) = (a.values(), b.values());
         let value = xs
             .iter()
             .zip(ys)

@@ -70,11 +70,11 @@ fn over_handles<'t, S: Scalar, E: Statement<L>, const L: usize>(
             None => return fallback(e, x),
         },
     };
-    let Some(w) = t.free_slots(2 * L + 1) else {
+    let Some((w, values)) = t.free_slots(2 * L + 1) else {
         return fallback(e, x);
     };
     // Each leaf's pending pairs times its partial, written as operands as they come.
-    let mut operands = Operands::new(w, value);
+    let mut operands = Operands::new(w, values, value);
     for (v, &dk) in x.iter().zip(&d) {
         if v.meta.n() >= 1 {
             operands.send::<E, L>(v.index[0], v.partial[0] * dk);
@@ -140,8 +140,8 @@ fn over_pairs<'t, S: Scalar, E: Statement<L>, const L: usize>(
     let (value, d) = e.jacobian(leaves.map(|l| l.value));
     // An operand a leaf, and a header: room for these is all the statement needs.
     let written = match t.free_slots(L + 1) {
-        Some(w) => {
-            let mut operands = Operands::new(w, value);
+        Some((w, values)) => {
+            let mut operands = Operands::new(w, values, value);
             for (l, &dk) in leaves.iter().zip(&d) {
                 operands.send::<E, L>(l.index, l.partial * dk);
             }
@@ -155,10 +155,11 @@ fn over_pairs<'t, S: Scalar, E: Statement<L>, const L: usize>(
     }
 }
 
-/// A statement's operands as they are written into the free slots `w`, with the test of their
-/// finiteness.
+/// A statement's operands as they are written into the free slots `w` (`values`: the slots
+/// their values are in), with the test of their finiteness.
 struct Operands<'w, S: Scalar> {
     w: &'w [Slot<S>],
+    values: &'w [Slot<S>],
     value: S,
     finite: bool,
     all: S,
@@ -167,9 +168,10 @@ struct Operands<'w, S: Scalar> {
 
 impl<'w, S: Scalar> Operands<'w, S> {
     #[inline(always)]
-    fn new(w: &'w [Slot<S>], value: S) -> Self {
+    fn new(w: &'w [Slot<S>], values: &'w [Slot<S>], value: S) -> Self {
         Operands {
             w,
+            values,
             value,
             finite: value.is_finite(),
             all: value,
@@ -208,7 +210,7 @@ impl<'w, S: Scalar> Operands<'w, S> {
     /// index is not finite (the expression falls back).
     #[inline(always)]
     fn finish<'t, E: Statement<L>, const L: usize>(self, t: &'t TapeView<S>) -> Option<Var<'t, S>> {
-        let (w, value, count) = (self.w, self.value, self.count);
+        let (w, values, value, count) = (self.w, self.values, self.value, self.count);
         let finite = if S::COSTLY_PRODUCT {
             self.finite
         } else {
@@ -240,7 +242,8 @@ impl<'w, S: Scalar> Operands<'w, S> {
                 pending(1, [i, 0], [s, S::ZERO])
             }
             _ => {
-                w[count].put_header(value, E::OP, count);
+                w[count].put_header(E::OP, count);
+                values[count].set_value(value);
                 let index = t.len() + count;
                 t.commit(count + 1);
                 Var::statement(t, index as u32, value, E::OP)

@@ -117,11 +117,12 @@ fn write_stack<'t, S: Scalar, A: Activate<'t, S>>(
     let Some(mut layer) = reserve(t, x.len(), m) else {
         return false;
     };
-    for (xi, slot) in x.iter().zip(layer.inputs) {
+    for (xi, (slot, held)) in x.iter().zip(layer.inputs.iter().zip(layer.input_values)) {
         let Some((link, partial)) = input_pair(xi, t) else {
             return false;
         };
-        slot.put_paired(link, partial, xi.value);
+        slot.put_operand(link, partial);
+        held.set_value(xi.value);
     }
     let mut offset = 0;
     if !rows(t, params, &mut offset, &layer) {
@@ -142,7 +143,8 @@ fn write_stack<'t, S: Scalar, A: Activate<'t, S>>(
         // fails to for want of room: either is then seen here, and the network given up. What
         // else an activation may do, such as set the tape's error, it does in either order.)
         let reserved = t.recording();
-        for (i, (head, slot)) in below.heads.iter().zip(layer.inputs).enumerate() {
+        let inputs = layer.inputs.iter().zip(layer.input_values);
+        for (i, (head, (slot, held))) in below.head_values.iter().zip(inputs).enumerate() {
             let v = f.apply(Var::statement(
                 t,
                 below.top + i as u32,
@@ -152,7 +154,8 @@ fn write_stack<'t, S: Scalar, A: Activate<'t, S>>(
             let Some((link, partial)) = input_pair(&v, t) else {
                 return false;
             };
-            slot.put_paired(link, partial, v.value);
+            slot.put_operand(link, partial);
+            held.set_value(v.value);
         }
         if t.wrote_since(&reserved) {
             return false;
@@ -166,7 +169,7 @@ fn write_stack<'t, S: Scalar, A: Activate<'t, S>>(
     let Some((_, f)) = layers.last_mut() else {
         return false;
     };
-    for (j, (yj, head)) in y.iter_mut().zip(layer.heads).enumerate() {
+    for (j, (yj, head)) in y.iter_mut().zip(layer.head_values).enumerate() {
         *yj = f.apply(Var::statement(
             t,
             layer.top + j as u32,
@@ -178,12 +181,16 @@ fn write_stack<'t, S: Scalar, A: Activate<'t, S>>(
 }
 
 /// A layer statement's slots, reserved ([`reserve`]): its input slots, the slot naming its
-/// first weight, its rows' headers, and the index of the first row.
+/// first weight, its rows' headers, each with the slot its value is in (`Layout`), and the
+/// index of the first row.
 #[derive(Clone, Copy)]
-struct Reserved<'a, S> {
+struct Reserved<'a, S: Scalar> {
     inputs: &'a [Slot<S>],
+    input_values: &'a [Slot<S>],
     info: &'a Slot<S>,
+    info_value: &'a Slot<S>,
     heads: &'a [Slot<S>],
+    head_values: &'a [Slot<S>],
     top: u32,
 }
 
@@ -200,14 +207,18 @@ fn reserve<S: Scalar>(t: &TapeView<S>, k: usize, m: usize) -> Option<Reserved<'_
         return None;
     }
     let top = (t.len() + k + 1) as u32;
-    let slots = t.free_slots(size)?;
+    let (slots, values) = t.free_slots(size)?;
     t.commit(size);
-    let (inputs, rest) = slots.split_at(k);
-    let (info, heads) = rest.split_first()?;
+    let ((inputs, rest), (input_values, rest_values)) = (slots.split_at(k), values.split_at(k));
+    let ((info, heads), (info_value, head_values)) =
+        (rest.split_first()?, rest_values.split_first()?);
     Some(Reserved {
         inputs,
+        input_values,
         info,
+        info_value,
         heads,
+        head_values,
         top,
     })
 }
@@ -228,7 +239,9 @@ fn rows<'t, S: Scalar>(
     };
     *offset += count;
     let w0 = own.first_index();
-    let summed = sums(t, w0, own, m, layer.inputs, Heads::new(layer.heads, k));
-    layer.info.put_paired(w0, S::ZERO, S::ZERO);
+    let heads = Heads::new(layer.heads, layer.head_values, k);
+    let summed = sums(t, w0, own, m, layer.input_values, heads);
+    layer.info.put_operand(w0, S::ZERO);
+    layer.info_value.set_value(S::ZERO);
     summed
 }
