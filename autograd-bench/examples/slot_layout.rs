@@ -81,15 +81,18 @@ fn main() {
     row(&format!("chain, {}", Apart12::NAME), |n| {
         layout::<Apart12>(n, false)
     });
-    row("wide sum, the tape (`f64`, 12 B slots, values apart)", |n| {
-        let mut tape = tape_f64();
-        tape.clear();
-        let xs = record_wide_sum(&tape, n);
-        let y = *xs.last().expect("a sum");
-        time(n, || {
-            black_box(tape.backward(y).map(|g| g.wrt(y)).ok());
-        })
-    });
+    row(
+        "wide sum, the tape (`f64`, 12 B slots, values apart)",
+        |n| {
+            let mut tape = tape_f64();
+            tape.clear();
+            let xs = record_wide_sum(&tape, n);
+            let y = *xs.last().expect("a sum");
+            time(n, || {
+                black_box(tape.backward(y).map(|g| g.wrt(y)).ok());
+            })
+        },
+    );
     row(&format!("wide sum, {}", Inline24::NAME), |n| {
         layout::<Inline24>(n, true)
     });

@@ -79,6 +79,7 @@ impl<S: Scalar> TapeView<S> {
         clear(
             slots,
             self.dirty.replace((lo as u32, root as u32, root as u32)),
+            self.leaf_run.get() as usize,
         );
         let mut seed = [(POISON, S::ZERO); 2];
         for (k, &(i, d)) in pairs.iter().enumerate() {
@@ -184,10 +185,16 @@ impl<S: Scalar> TapeView<S> {
 /// `TapeView::dirty`): slot by slot below its lowest wide statement, statement by statement from
 /// there up ([`clear_down`]).
 #[inline(never)]
-fn clear<S: Scalar>(slots: &[Slot<S>], (lo, wide, hi): (u32, u32, u32)) {
+fn clear<S: Scalar>(slots: &[Slot<S>], (lo, wide, hi): (u32, u32, u32), leaves: usize) {
     let hi = (hi as usize).min(slots.len());
     let wide = (wide as usize).min(hi);
-    for slot in &slots[(lo as usize).min(wide)..wide] {
+    let lo = (lo as usize).min(wide);
+    // The leaves the recording began with are headers all: cleared without a test.
+    let leaves = leaves.clamp(lo, wide);
+    for slot in &slots[lo..leaves] {
+        slot.set_adj(S::ZERO);
+    }
+    for slot in &slots[leaves..wide] {
         // Only headers' adjoints are adjoints (a layer statement's input slot keeps a partial
         // in that place).
         if slot.is_header() {
