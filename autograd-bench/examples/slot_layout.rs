@@ -1,6 +1,6 @@
-//! The backward sweep's cost per operand from 10^3 to 10^6 operands, in the tape's slot layout
-//! and with the values apart (`autograd_bench::layout`), next to the tape's own sweeps of the
-//! same shapes, all in one run:
+//! The backward sweep's cost per operand from 10^3 to 10^6 operands, in the tape's former `f64`
+//! slot layout and with the values apart (`autograd_bench::layout`), next to the tape's own
+//! sweeps of the same shapes, all in one run:
 //!
 //! ```text
 //! cargo run --release -p autograd-bench --example slot_layout

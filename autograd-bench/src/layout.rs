@@ -1,13 +1,14 @@
-//! The backward sweep in three slot layouts, to choose the tape's next one: how the cost per
-//! operand grows from 10^3 to 10^6 operands when a slot holds its statement's value (today's
-//! tape) and when the values live apart.
+//! The backward sweep in three slot layouts, the measurement that chose the tape's `f64` one:
+//! how the cost per operand grows from 10^3 to 10^6 operands when a slot holds its statement's
+//! value and when the values live apart.
 //!
-//! The tape's `f64` slot is 24 bytes: a header's value and adjoint or an operand's partial, and
+//! The tape's `f64` slot was 24 bytes: a header's value and adjoint or an operand's partial, and
 //! a 32-bit link. A sweep reads only the adjoints, partials and links, 12 of those bytes, but it
 //! brings every slot's whole cache line in, values and padding included. Here the same two tape
-//! shapes as the scaling benchmarks ([`crate::scaling`]) are recorded in three layouts:
+//! shapes as the scaling benchmarks ([`crate::scaling`]) are recorded in three layouts (the tape
+//! now keeps `f64` values apart in 12-byte slots, as the third does):
 //!
-//! - [`Inline24`]: the tape's layout, value, adjoint and link in one 24-byte slot;
+//! - [`Inline24`]: the tape's former layout, value, adjoint and link in one 24-byte slot;
 //! - [`Apart16`]: a 16-byte slot (a header's adjoint or an operand's partial, and the link), the
 //!   values in an array of their own;
 //! - [`Apart12`]: the same in 12 bytes, the `f64` held as two 32-bit words (alignment 4; the
@@ -180,7 +181,7 @@ fn clear_down<T: Slot>(slots: &mut [T]) {
     }
 }
 
-/// Today's slot: value or partial, adjoint, link (24 bytes).
+/// The tape's former `f64` slot: value or partial, adjoint, link (24 bytes).
 #[derive(Clone, Copy, Debug)]
 pub struct InlineSlot {
     x: f64,
@@ -310,7 +311,7 @@ impl Slot for Slot12 {
     }
 }
 
-/// Today's layout: each slot holds its header's value ([`InlineSlot`], 24 bytes).
+/// The tape's former `f64` layout: each slot holds its header's value ([`InlineSlot`], 24 bytes).
 #[derive(Debug)]
 pub struct Inline24 {
     slots: Vec<InlineSlot>,

@@ -15,7 +15,7 @@
 //!   operands; [`batch`]: gradient checks sequential and with rayon; [`facts`]: bytes per slot
 //!   and slots recorded per benchmark; [`floor`]: a minimal statement tape on Rosenbrock, the
 //!   floor any statement tape in this slot layout pays; [`layout`]: the sweep in three slot
-//!   layouts (values in the slots or apart), for the next one.
+//!   layouts (values in the slots or apart), the measurement that chose the tape's `f64` one.
 //! - `benches/reference.rs` (bench-only, with the reference crates as dev-dependencies):
 //!   easy-ml's reverse-mode `Record` and num-dual's `Dual64` on the same two functions; its
 //!   tests run with this crate's.
