@@ -195,8 +195,8 @@ fn clear<S: Scalar>(slots: &[Slot<S>], (lo, wide, hi): (u32, u32, u32), leaves: 
         slot.set_adj(S::ZERO);
     }
     for slot in &slots[leaves..wide] {
-        // Only headers' adjoints are adjoints (a layer statement's input slot keeps a partial
-        // in that place).
+        // Only headers' adjoints are adjoints (an operand's slot keeps its partial in that
+        // place).
         if slot.is_header() {
             slot.set_adj(S::ZERO);
         }
