@@ -69,7 +69,7 @@ impl<S: Scalar> TapeView<S> {
             Some(_) => {}
         }
         self.sweeps.set(self.sweeps.get().wrapping_add(1));
-        let (slots, values) = (self.slots(), self.values());
+        let slots = self.slots();
         let all = y.pair_array();
         let pairs = &all[..y.pending()];
         let root = pairs.iter().map(|p| p.0 as usize + 1).max().unwrap_or(0);
@@ -147,7 +147,7 @@ impl<S: Scalar> TapeView<S> {
                 continue;
             }
             if head.is_layer() {
-                p = sweep_layers::<S, ABOVE>(slots, values, h, lo, floor);
+                p = sweep_layers::<S, ABOVE>(self, h, lo, floor);
                 continue;
             }
             let count = head.count();
@@ -258,12 +258,14 @@ fn send<S: Scalar, const ABOVE: bool>(slots: &[Slot<S>], lo: usize, index: usize
 #[cold]
 #[inline(never)]
 fn sweep_layers<S: Scalar, const ABOVE: bool>(
-    slots: &[Slot<S>],
-    values: &[Slot<S>],
+    tape: &TapeView<S>,
     mut h: usize,
     lo: usize,
     floor: usize,
 ) -> usize {
+    // (Found here from the tape, not passed in: so the compiler knows where the values are
+    // from where the slots are, one place apart.)
+    let (slots, values) = (tape.slots(), tape.values());
     loop {
         let base = sweep_layer::<S, ABOVE>(slots, values, h, lo);
         match base.checked_sub(1) {
