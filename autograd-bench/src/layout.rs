@@ -222,23 +222,64 @@ impl Slot for InlineSlot {
     }
 }
 
-/// A slot of one `f64` (a header's adjoint or an operand's partial) and the link: 16 bytes.
+/// How a slot with its value apart stores its `f64` (a header's adjoint or an operand's
+/// partial): as itself, a 16-byte slot, or as the tape does, two 32-bit words (`autograd_core`'s
+/// `Layout::pack` for `f64`), a 12-byte one.
+pub trait Stored: Copy {
+    /// The layout's name in tables.
+    const NAME: &'static str;
+    /// `x` as stored.
+    fn store(x: f64) -> Self;
+    /// The `f64` stored.
+    fn load(self) -> f64;
+}
+
+impl Stored for f64 {
+    const NAME: &'static str = "values apart, 16 B";
+    #[inline(always)]
+    fn store(x: f64) -> f64 {
+        x
+    }
+    #[inline(always)]
+    fn load(self) -> f64 {
+        self
+    }
+}
+
+impl Stored for [u32; 2] {
+    const NAME: &'static str = "values apart, 12 B";
+    #[inline(always)]
+    fn store(x: f64) -> [u32; 2] {
+        autograd_core::Layout::pack(x)
+    }
+    #[inline(always)]
+    fn load(self) -> f64 {
+        <f64 as autograd_core::Layout>::unpack(self)
+    }
+}
+
+/// A slot of one `f64`, stored as `X`, and the link.
 #[derive(Clone, Copy, Debug)]
-pub struct Slot16 {
-    x: f64,
+pub struct ApartSlot<X> {
+    x: X,
     link: u32,
 }
 
-impl Slot for Slot16 {
+/// 16 bytes: the `f64` as itself.
+pub type Slot16 = ApartSlot<f64>;
+/// 12 bytes: the `f64` as two 32-bit words.
+pub type Slot12 = ApartSlot<[u32; 2]>;
+
+impl<X: Stored> Slot for ApartSlot<X> {
     fn header(count: u32) -> Self {
-        Slot16 {
-            x: 0.0,
+        ApartSlot {
+            x: X::store(0.0),
             link: HEADER | count,
         }
     }
     fn operand(index: u32, partial: f64) -> Self {
-        Slot16 {
-            x: partial,
+        ApartSlot {
+            x: X::store(partial),
             link: index,
         }
     }
@@ -248,66 +289,15 @@ impl Slot for Slot16 {
     }
     #[inline(always)]
     fn partial(&self) -> f64 {
-        self.x
+        self.x.load()
     }
     #[inline(always)]
     fn adj(&self) -> f64 {
-        self.x
+        self.x.load()
     }
     #[inline(always)]
     fn set_adj(&mut self, adj: f64) {
-        self.x = adj;
-    }
-}
-
-/// The same as [`Slot16`] in 12 bytes: the `f64` as two 32-bit words.
-#[derive(Clone, Copy, Debug)]
-pub struct Slot12 {
-    x: [u32; 2],
-    link: u32,
-}
-
-impl Slot12 {
-    #[inline(always)]
-    fn get(&self) -> f64 {
-        let [lo, hi] = self.x;
-        f64::from_bits(u64::from(lo) | u64::from(hi) << 32)
-    }
-    #[inline(always)]
-    fn words(x: f64) -> [u32; 2] {
-        let bits = x.to_bits();
-        [bits as u32, (bits >> 32) as u32]
-    }
-}
-
-impl Slot for Slot12 {
-    fn header(count: u32) -> Self {
-        Slot12 {
-            x: [0, 0],
-            link: HEADER | count,
-        }
-    }
-    fn operand(index: u32, partial: f64) -> Self {
-        Slot12 {
-            x: Slot12::words(partial),
-            link: index,
-        }
-    }
-    #[inline(always)]
-    fn link(&self) -> u32 {
-        self.link
-    }
-    #[inline(always)]
-    fn partial(&self) -> f64 {
-        self.get()
-    }
-    #[inline(always)]
-    fn adj(&self) -> f64 {
-        self.get()
-    }
-    #[inline(always)]
-    fn set_adj(&mut self, adj: f64) {
-        self.x = Slot12::words(adj);
+        self.x = X::store(adj);
     }
 }
 
@@ -363,38 +353,31 @@ impl<T> Apart<T> {
     }
 }
 
-macro_rules! apart {
-    ($slot:ty, $name:literal) => {
-        impl Layout for Apart<$slot> {
-            type Slot = $slot;
-            const NAME: &'static str = $name;
-            fn with_capacity(capacity: usize) -> Self {
-                Apart {
-                    slots: Vec::with_capacity(capacity),
-                    values: Vec::with_capacity(capacity),
-                    state: State::default(),
-                }
-            }
-            fn slots(&mut self) -> &mut Vec<$slot> {
-                &mut self.slots
-            }
-            fn push_value(&mut self, value: f64) {
-                self.values.push(value);
-            }
-            fn state(&mut self) -> &mut State {
-                &mut self.state
-            }
-            fn clear(&mut self) {
-                self.slots.clear();
-                self.values.clear();
-                self.state = State::default();
-            }
+impl<X: Stored> Layout for Apart<ApartSlot<X>> {
+    type Slot = ApartSlot<X>;
+    const NAME: &'static str = X::NAME;
+    fn with_capacity(capacity: usize) -> Self {
+        Apart {
+            slots: Vec::with_capacity(capacity),
+            values: Vec::with_capacity(capacity),
+            state: State::default(),
         }
-    };
+    }
+    fn slots(&mut self) -> &mut Vec<ApartSlot<X>> {
+        &mut self.slots
+    }
+    fn push_value(&mut self, value: f64) {
+        self.values.push(value);
+    }
+    fn state(&mut self) -> &mut State {
+        &mut self.state
+    }
+    fn clear(&mut self) {
+        self.slots.clear();
+        self.values.clear();
+        self.state = State::default();
+    }
 }
-
-apart!(Slot16, "values apart, 16 B");
-apart!(Slot12, "values apart, 12 B");
 
 #[cfg(test)]
 mod tests {
