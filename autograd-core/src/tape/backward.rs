@@ -380,10 +380,10 @@ fn sweep_row<S: Scalar, const ABOVE: bool>(
             slots,
             lo,
             o.link() as usize,
-            a * (o.partial() * held(w, u).value()),
+            a * (held(o, x).input_partial() * held(w, u).value()),
         );
         if swept(i) {
-            w.set_adj(w.adj() + a * held(o, x).value());
+            w.set_adj(w.adj() + a * o.input_value());
         }
     }
     if let (Some(b), true) = (row.0.last(), swept(inputs.0.len())) {
@@ -411,11 +411,11 @@ macro_rules! sweep_side_by_side {
         ) {
             let [$(($a, $r)),+] = rows;
             for ((o, x), $pat) in inputs.0.iter().zip(inputs.1).zip($zip) {
-                let x = held(o, x).value();
-                $($w.set_adj($w.adj() + $a * x);)+
+                let value = o.input_value();
+                $($w.set_adj($w.adj() + $a * value);)+
                 let index = o.link() as usize;
                 if let Some(t) = slots.get(index).filter(|_| !ABOVE || index >= lo) {
-                    let p = o.partial();
+                    let p = held(o, x).input_partial();
                     let mut adj = t.adj();
                     $(adj += $a * (p * held($w, $u).value());)+
                     t.set_adj(adj);

@@ -229,12 +229,42 @@ impl<S: Scalar> Slot<S> {
         self.put(link);
     }
 
-    /// Writes an operand: the pair `(index, partial)`. (A layer statement's input slot holds
-    /// its input's value too, where a header holds its own.)
+    /// Writes an operand: the pair `(index, partial)`. (A layer statement's input slot is
+    /// written by [`put_input`](Self::put_input).)
     #[inline(always)]
     pub(crate) fn put_operand(&self, index: u32, partial: S) {
         self.d.set(partial.pack());
         self.link.set(index);
+    }
+
+    /// Writes a layer statement's input slot (see `operands.rs`): its input's `index` and, where
+    /// an operand holds its partial, the input's `value` (the partial of every row with respect
+    /// to its weight for that input, which the sweep reads for every row: kept with the index,
+    /// in the part of the slot a sweep reads). The input's own partial goes where a header's
+    /// value does ([`set_input_partial`](Self::set_input_partial)).
+    #[inline(always)]
+    pub(crate) fn put_input(&self, index: u32, value: S) {
+        self.d.set(value.pack());
+        self.link.set(index);
+    }
+
+    /// A layer statement's input slot's value ([`put_input`](Self::put_input)).
+    #[inline(always)]
+    pub(crate) fn input_value(&self) -> S {
+        S::unpack(self.d.get())
+    }
+
+    /// Sets a layer input's partial, in the place of a header's value (the slot must be one of
+    /// [`Layout::split`]'s second half, as for [`set_value`](Self::set_value)).
+    #[inline(always)]
+    pub(crate) fn set_input_partial(&self, partial: S) {
+        S::set_value(self, partial);
+    }
+
+    /// A layer input's partial ([`set_input_partial`](Self::set_input_partial)).
+    #[inline(always)]
+    pub(crate) fn input_partial(&self) -> S {
+        S::value(self)
     }
 
     #[inline(always)]
@@ -244,7 +274,7 @@ impl<S: Scalar> Slot<S> {
     }
 
     /// The value this slot holds (it must be one of [`Layout::split`]'s second half): a
-    /// header's, or a layer input's.
+    /// header's (in a layer's input slot, the input's partial: [`input_partial`](Self::input_partial)).
     #[inline(always)]
     pub(crate) fn value(&self) -> S {
         S::value(self)

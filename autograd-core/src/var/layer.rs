@@ -310,8 +310,8 @@ fn write<'t, S: Scalar, P: Source<'t, S>>(
         m,
         x,
         |i, link, partial, value| {
-            inputs[i].put_operand(link, partial);
-            input_values[i].set_value(value);
+            inputs[i].put_input(link, value);
+            input_values[i].set_input_partial(partial);
         },
         Heads::new(heads, head_values, k),
     );

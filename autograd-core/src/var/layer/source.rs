@@ -7,7 +7,7 @@ use crate::{Scalar, Var};
 use crate::var::address;
 
 /// Where a layer's writer reads an input's value: its handle, or the input slot written for it
-/// (which holds the input's value where a header holds its own, `operands.rs`).
+/// (which holds the input's value where an operand holds its partial, `operands.rs`).
 pub(in crate::var) trait Input<S> {
     /// The input's value.
     fn value(&self) -> S;
@@ -23,7 +23,7 @@ impl<S: Scalar> Input<S> for Var<'_, S> {
 impl<S: Scalar> Input<S> for Slot<S> {
     #[inline(always)]
     fn value(&self) -> S {
-        Slot::value(self)
+        self.input_value()
     }
 }
 

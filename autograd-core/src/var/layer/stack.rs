@@ -121,8 +121,8 @@ fn write_stack<'t, S: Scalar, A: Activate<'t, S>>(
         let Some((link, partial)) = input_pair(xi, t) else {
             return false;
         };
-        slot.put_operand(link, partial);
-        held.set_value(xi.value);
+        slot.put_input(link, xi.value);
+        held.set_input_partial(partial);
     }
     let mut offset = 0;
     if !rows(t, params, &mut offset, &layer) {
@@ -154,8 +154,8 @@ fn write_stack<'t, S: Scalar, A: Activate<'t, S>>(
             let Some((link, partial)) = input_pair(&v, t) else {
                 return false;
             };
-            slot.put_operand(link, partial);
-            held.set_value(v.value);
+            slot.put_input(link, v.value);
+            held.set_input_partial(partial);
         }
         if t.wrote_since(&reserved) {
             return false;
@@ -240,7 +240,7 @@ fn rows<'t, S: Scalar>(
     *offset += count;
     let w0 = own.first_index();
     let heads = Heads::new(layer.heads, layer.head_values, k);
-    let summed = sums(t, w0, own, m, layer.input_values, heads);
+    let summed = sums(t, w0, own, m, layer.inputs, heads);
     layer.info.put_operand(w0, S::ZERO);
     layer.info_value.set_value(S::ZERO);
     summed
