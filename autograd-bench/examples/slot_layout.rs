@@ -44,6 +44,14 @@ fn layout<L: Layout>(operands: usize, wide: bool) -> f64 {
     time(operands, || tape.backward(black_box(y)))
 }
 
+/// [`layout`]'s wide sum with its sends alone, no clearing ([`Layout::sends`]): the cost of a
+/// sweep that would not have to clear the adjoints the last one wrote.
+fn sends_alone<L: Layout>(operands: usize) -> f64 {
+    let mut tape = L::with_capacity(2 * operands + 3);
+    let y = tape.wide_sum(operands);
+    time(operands, || tape.sends(black_box(y)))
+}
+
 fn row(name: &str, mut figure: impl FnMut(usize) -> f64) {
     let ns: Vec<f64> = SIZES.iter().map(|&n| figure(n)).collect();
     let (lo, hi) = ns.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &t| {
@@ -102,4 +110,8 @@ fn main() {
     row(&format!("wide sum, {}", Apart12::NAME), |n| {
         layout::<Apart12>(n, true)
     });
+    row(
+        &format!("wide sum, {}, its sends alone (no clearing)", Apart12::NAME),
+        sends_alone::<Apart12>,
+    );
 }

@@ -125,11 +125,21 @@ pub trait Layout: Sized {
     /// leaves the recording began with, which send nothing and are not visited (as on the tape).
     fn backward(&mut self, y: u32) {
         let state = self.state();
-        let (hi, leaves) = (state.dirty, state.leaves);
+        let hi = state.dirty;
         state.dirty = y as usize + 1;
         let slots = &mut self.slots()[..];
         let swept = hi.min(slots.len());
         clear_down(&mut slots[..swept]);
+        self.sends(y);
+    }
+
+    /// [`backward`](Self::backward) without its clearing: `y`'s adjoint set to 1 and every
+    /// statement's partials sent down, onto whatever adjoints the slots hold. Right only on a
+    /// fresh recording; timed alone, it says what a sweep costs that has no adjoints to clear
+    /// (`examples/slot_layout`).
+    fn sends(&mut self, y: u32) {
+        let leaves = self.state().leaves;
+        let slots = &mut self.slots()[..];
         slots[y as usize].set_adj(1.0);
         let mut p = y as usize + 1;
         while p > leaves {
@@ -433,6 +443,23 @@ mod tests {
         wide_sum_is_the_tapes::<Inline24>();
         wide_sum_is_the_tapes::<Apart16>();
         wide_sum_is_the_tapes::<Apart12>();
+    }
+
+    /// The sends alone give the tape's gradients on a fresh recording, and add onto what the
+    /// adjoints hold after it (what the slot-layout example times).
+    #[test]
+    fn sends_alone_are_right_on_a_fresh_recording_only() {
+        let tape = Box::new(Tape::<f64, 64>::new());
+        let xs = record_wide_sum(&tape, 20);
+        let g = tape.backward(*xs.last().unwrap()).unwrap();
+        let mut layout = Apart12::with_capacity(64);
+        let y = layout.wide_sum(20);
+        layout.sends(y);
+        for (i, &x) in xs[..20].iter().enumerate() {
+            assert_eq!(layout.adj(i as u32), g.wrt(x));
+        }
+        layout.sends(y);
+        assert_eq!(layout.adj(0), 2.0 * g.wrt(xs[0]));
     }
 
     /// The layouts are the sizes they are named for, and the values apart are the tape's.
