@@ -284,8 +284,6 @@ fn sweep_layer<S: Scalar, const ABOVE: bool>(
     h: usize,
     lo: usize,
 ) -> usize {
-    // (Where each slot holds its value, `values` is `slots`: said so, one slice is carried.)
-    let values = held_all(slots, values);
     let l = layer_of(slots, h);
     // A statement none of whose rows has an adjoint (a sample the loss does not reach, a layer
     // of dead units) sends nothing: passed over before its weights are found. Nor do the rows

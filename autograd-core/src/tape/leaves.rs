@@ -52,7 +52,10 @@ impl<S: Scalar> TapeView<S> {
         self.own(first.tag)?;
         let all = self.slots();
         let start = first.index();
-        let Some(slots) = start.checked_add(len).and_then(|end| all.get(start..end)) else {
+        let range = start.checked_add(len).map(|end| start..end);
+        let (Some(slots), Some(values)) =
+            range.map_or((None, None), |r| (all.get(r.clone()), self.values().get(r)))
+        else {
             return Err(TapeError::UnknownNode {
                 index: start.saturating_add(len.saturating_sub(1)),
                 len: all.len(),
@@ -74,7 +77,7 @@ impl<S: Scalar> TapeView<S> {
         Ok(Leaves {
             tape: self,
             first: first.index,
-            values: &self.values()[start..start + len],
+            values,
         })
     }
 
