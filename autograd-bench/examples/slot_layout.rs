@@ -6,6 +6,9 @@
 //! cargo run --release -p autograd-bench --example slot_layout
 //! ```
 //!
+//! The last rows time a wide sum's re-sweep reduced to its memory traffic (no statement walk),
+//! with 12-byte operand slots and with operands stored as indices alone.
+//!
 //! Each figure is the best of five timings of back-to-back re-sweeps of one recording (about
 //! 2*10^7 operands each), in ns per operand, then the ratio of the largest to the smallest over
 //! the four sizes (the issue's flatness target: at most 1.5).
@@ -50,6 +53,40 @@ fn sends_alone<L: Layout>(operands: usize) -> f64 {
     let mut tape = L::with_capacity(2 * operands + 3);
     let y = tape.wide_sum(operands);
     time(operands, || tape.sends(black_box(y)))
+}
+
+/// The tape's re-sweep of a wide sum reduced to its memory traffic, in 12-byte slots: the
+/// leaves' adjoints zeroed (the leading run, as the tape clears it: no test), then each operand's
+/// leaf adjoint added the sum's adjoint times the operand's partial. The operands are
+/// `(index, partial)` slots of 12 bytes, or, with `indices`, 4-byte indices alone (every
+/// partial of a sum is 1): what storing a sum's operands as indices would save.
+fn traffic(operands: usize, indices: bool) -> f64 {
+    use autograd_bench::layout::{Slot, Slot12};
+    let mut leaves = vec![Slot12::header(0); operands];
+    let slots: Vec<Slot12> = (0..operands as u32)
+        .map(|i| Slot12::operand(i, 1.0))
+        .collect();
+    let index: Vec<u32> = (0..operands as u32).collect();
+    let a = black_box(1.0);
+    time(operands, || {
+        for leaf in leaves.iter_mut() {
+            leaf.set_adj(0.0);
+        }
+        if indices {
+            for &i in &index {
+                if let Some(t) = leaves.get_mut(i as usize) {
+                    t.set_adj(t.adj() + a);
+                }
+            }
+        } else {
+            for o in &slots {
+                if let Some(t) = leaves.get_mut(o.link() as usize) {
+                    t.set_adj(t.adj() + a * o.partial());
+                }
+            }
+        }
+        black_box(&leaves);
+    })
 }
 
 fn row(name: &str, mut figure: impl FnMut(usize) -> f64) {
@@ -113,5 +150,13 @@ fn main() {
     row(
         &format!("wide sum, {}, its sends alone (no clearing)", Apart12::NAME),
         sends_alone::<Apart12>,
+    );
+    row(
+        "wide sum's traffic, 12 B slots, (index, partial) operands",
+        |n| traffic(n, false),
+    );
+    row(
+        "wide sum's traffic, 12 B slots, operands as indices alone",
+        |n| traffic(n, true),
     );
 }
