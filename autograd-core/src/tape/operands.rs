@@ -21,9 +21,10 @@
 //! `(index, p_i w_ji)` then `(w0 + j (k + 1) + i, x_i)`, and last the bias's,
 //! `(w0 + j (k + 1) + k, 1)`. The weight's value `w_ji` is read from the weight's own slot, so
 //! `p_i w_ji` is formed where it is read, as the general write would have formed and stored it.
-//! (With `p_i` in the swept part and `x_i` apart, as in the other operand slots, a `Trainer`
-//! step took 496,115 instructions against 500,960 by callgrind on `examples/profile trainer`:
-//! the sweep's loops over a layer's inputs read one slice fewer.)
+//! (Where `p_i` was in the swept part and `x_i` where a header's value goes, as an operand's
+//! partial and a header's value are, a `Trainer` step took 500,960 instructions; like this,
+//! 496,115, by callgrind on `examples/profile trainer`: the sweep's loops over a layer's inputs
+//! read one slice fewer.)
 //!
 //! A row's count reaches down to the first input slot (`k + 1 + j`), so not every slot below a
 //! row down to there is its own: a walk down the tape goes from row `j > 0` to row `j - 1`
