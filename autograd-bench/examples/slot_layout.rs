@@ -6,8 +6,10 @@
 //! cargo run --release -p autograd-bench --example slot_layout
 //! ```
 //!
-//! The last rows time a wide sum's re-sweep reduced to its memory traffic (no statement walk),
-//! with 12-byte operand slots and with operands stored as indices alone.
+//! The last three rows ask what would flatten the wide sum: its sends alone, without the
+//! clearing of the adjoints the last sweep wrote (`Layout::sends`), and its re-sweep reduced to
+//! its memory traffic (no statement walk) with 12-byte operand slots and with the operands
+//! stored as indices alone.
 //!
 //! Each figure is the best of five timings of back-to-back re-sweeps of one recording (about
 //! 2*10^7 operands each), in ns per operand, then the ratio of the largest to the smallest over
