@@ -134,6 +134,15 @@ fn leaves_are_checked_once_when_made() -> Result<(), TapeError> {
             len: past
         }
     );
+    // A length whose end overflows is the same error, not a panic.
+    let second = NodeId::from_index(1);
+    assert_eq!(
+        tape.leaves(second, usize::MAX).unwrap_err(),
+        TapeError::UnknownNode {
+            index: usize::MAX,
+            len: past
+        }
+    );
     other.var(0.0);
     let foreign = other.leaves(first, 1).unwrap_err();
     assert_eq!(foreign, TapeError::ForeignId);

@@ -196,7 +196,7 @@ fn clear<S: Scalar>(slots: &[Slot<S>], (lo, wide, hi): (u32, u32, u32), leaves: 
     }
     for slot in &slots[leaves..wide] {
         // Only headers' adjoints are adjoints (an operand's slot keeps its partial in that
-        // place).
+        // place, a layer's input slot its input's value).
         if slot.is_header() {
             slot.set_adj(S::ZERO);
         }

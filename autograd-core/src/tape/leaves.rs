@@ -52,10 +52,9 @@ impl<S: Scalar> TapeView<S> {
         self.own(first.tag)?;
         let all = self.slots();
         let start = first.index();
-        let range = start.checked_add(len).map(|end| start..end);
-        let (Some(slots), Some(values)) =
-            range.map_or((None, None), |r| (all.get(r.clone()), self.values().get(r)))
-        else {
+        // (A range past `usize::MAX` saturates, and no tape holds it.)
+        let range = start..start.saturating_add(len);
+        let (Some(slots), Some(values)) = (all.get(range.clone()), self.values().get(range)) else {
             return Err(TapeError::UnknownNode {
                 index: start.saturating_add(len.saturating_sub(1)),
                 len: all.len(),

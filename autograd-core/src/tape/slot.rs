@@ -274,7 +274,8 @@ impl<S: Scalar> Slot<S> {
     }
 
     /// The value this slot holds (it must be one of [`Layout::split`]'s second half): a
-    /// header's (in a layer's input slot, the input's partial: [`input_partial`](Self::input_partial)).
+    /// header's (for a layer's input slot, the input's partial:
+    /// [`input_partial`](Self::input_partial)).
     #[inline(always)]
     pub(crate) fn value(&self) -> S {
         S::value(self)
