@@ -22,9 +22,10 @@ use crate::cli::{shard, Arg, Args};
 /// The files holding the derivative and forward rules: the op table, `f32`'s `tanh` (integer
 /// arithmetic of the core's own), the handles that apply the chain rule (one- and two-input,
 /// their out-of-line merges, n-ary, a `stmt!` statement's), the layer statement (its writer,
+/// where that writer reads its parameters and writes its rows, a network written in one call,
 /// and the sweep that forms its partials), the dual-number rules and the composite functions.
 /// Update when the tape is redesigned.
-pub const RULE_FILES: [&str; 12] = [
+pub const RULE_FILES: [&str; 15] = [
     "autograd-core/src/op.rs",
     "autograd-core/src/scalar/tanhf.rs",
     "autograd-core/src/var.rs",
@@ -33,6 +34,9 @@ pub const RULE_FILES: [&str; 12] = [
     "autograd-core/src/var/nary.rs",
     "autograd-core/src/var/statement.rs",
     "autograd-core/src/var/layer.rs",
+    "autograd-core/src/var/layer/source.rs",
+    "autograd-core/src/var/layer/heads.rs",
+    "autograd-core/src/var/layer/stack.rs",
     "autograd-core/src/tape/backward.rs",
     "autograd-core/src/dual.rs",
     "autograd-core/src/dual_vec.rs",
@@ -47,13 +51,14 @@ cargo xtask mutants [options]
 
 Mutation testing (cargo-mutants) of the core's derivative and forward rules: op.rs,
 scalar/tanhf.rs, var.rs, var/combine.rs, var/merge.rs, var/nary.rs, var/statement.rs, var/layer.rs,
-tape/backward.rs, dual.rs, dual_vec.rs, math.rs. The killer is the core's tests, `stmt!`'s
+var/layer/source.rs, var/layer/heads.rs, var/layer/stack.rs, tape/backward.rs, dual.rs,
+dual_vec.rs, math.rs. The killer is the core's tests, `stmt!`'s
 (autograd-macros) and `cargo xtask check --quick`. Prints caught / missed / unviable / timeout
 counts, the score and the surviving mutants. Long: about a minute per mutant per job. Installs
 cargo-mutants if missing.
 
 Options:
-  --file PATH      mutate only this file (repeatable; default: all twelve)
+  --file PATH      mutate only this file (repeatable; default: all fifteen)
   --jobs N         mutants built and tested in parallel (default 1)
   --timeout SECS   time limit per test run (default: cargo-mutants' own, from the baseline)
   --shard K/N      test only shard K of N (round-robin: an even sample of every file)
