@@ -24,6 +24,8 @@ fn statements_past_the_headers_count() -> Result<(), TapeError> {
     let mut tape = Big::boxed();
     a_layer_past_the_headers_count_is_written_row_by_row(&mut tape)?;
     tape.clear();
+    a_network_past_the_headers_count_is_not_written_in_one_call(&mut tape)?;
+    tape.clear();
     a_sum_past_the_headers_count_is_a_chain_of_statements(&mut tape)
 }
 
@@ -67,6 +69,46 @@ fn a_layer_past_the_headers_count_is_written_row_by_row(tape: &mut Big) -> Resul
         if layer {
             assert_eq!(g.wrt(u), 0.5 * k as f32);
         }
+    }
+    Ok(())
+}
+
+fn a_network_past_the_headers_count_is_not_written_in_one_call(
+    tape: &mut Big,
+) -> Result<(), TapeError> {
+    // `Var::affine_layers_of` writes each layer as one statement or declines: the largest layer
+    // (one row over k inputs, k + 2 = MAX slots) in one call, and one slot past it not at all
+    // (its row would count MAX + 1 slots below it), the tape then as it was.
+    for (size, one_call) in [(MAX, true), (MAX + 1, false)] {
+        tape.clear();
+        let tape = &*tape;
+        let k = size - 2;
+        let first = tape.var(0.5);
+        for _ in 0..k {
+            tape.var(0.5);
+        }
+        let leaves = tape.leaves(first.id().expect("a leaf"), k + 1)?;
+        let u = tape.var(1.0f32);
+        let x = vec![u; k];
+        let mut y = [Var::constant(0.0f32)];
+        let identity: fn(Var<'_, f32>) -> Var<'_, f32> = |v| v;
+        let before = tape.len();
+        let written = Var::affine_layers_of(leaves, &mut [(1, identity)], &x, &mut y)?;
+        assert_eq!(written, one_call, "size {size}");
+        if !one_call {
+            assert_eq!(tape.len(), before, "nothing recorded");
+            assert_eq!(tape.check(), Ok(()));
+            continue;
+        }
+        assert_eq!(tape.len() - before, size, "one layer statement");
+        assert_eq!(tape.node(y[0].id().expect("a row"))?.operands, 2 * k + 1);
+        // y = 0.5 (k + 1), dy/dw_i = u = 1, dy/db = 1, dy/du = 0.5 k (exact in f32, as above).
+        assert_eq!(y[0].value(), 0.5 * (k + 1) as f32);
+        let g = tape.backward(y[0])?;
+        let mut dp = vec![0.0f32; k + 1];
+        g.write_leaves(leaves, &mut dp)?;
+        assert!(dp.iter().all(|&d| d == 1.0));
+        assert_eq!(g.wrt(u), 0.5 * k as f32);
     }
     Ok(())
 }

@@ -268,8 +268,8 @@ fn write<'t, S: Scalar, P: Source<'t, S>>(
         return false;
     };
     let size = k + 1 + m;
-    // (Past the bound only for a layer of 2^23 - 1 slots or more, which no test records: two
-    // mutants of this comparison survive for that reason, as in `stack.rs`'s `reserve`.)
+    // (The bound: a header counts at most 2^23 - 1 slots below it. `tests/layer_limit.rs`
+    // records layers at it and past it, as for `stack.rs`'s `reserve`.)
     if k < 2 || size > MAX_OPERANDS {
         return false;
     }

@@ -200,9 +200,8 @@ struct Reserved<'a, S: Scalar> {
 #[inline(always)]
 fn reserve<S: Scalar>(t: &TapeView<S>, k: usize, m: usize) -> Option<Reserved<'_, S>> {
     let size = k + 1 + m;
-    // (The last test is reached only by a layer of 2^23 - 1 slots or more, which no test records:
-    // the two mutants of its comparison that cargo-mutants makes survive for that reason. The
-    // layer writer's `write` makes the same test.)
+    // (The last test, the bound a header can count, is the layer writer's `write`'s too;
+    // `tests/layer_limit.rs` records a network at it and past it.)
     if k < 2 || m == 0 || size > MAX_OPERANDS {
         return None;
     }
