@@ -5,7 +5,7 @@
 //! as an operand (`tape/write.rs`). Millions of leaves: about 200 MB of tape in `f32`
 //! (`Tape::boxed`, feature `alloc`) and 340 MB of handles.
 
-use autograd_core::{Tape, TapeError, TapeView, Var};
+use autograd_core::{Leaves, Tape, TapeError, TapeView, Var};
 
 /// The largest count a header holds (`COUNT_MASK` in `tape/slot.rs`).
 const MAX: usize = (1 << 23) - 1;
@@ -29,6 +29,17 @@ fn statements_past_the_headers_count() -> Result<(), TapeError> {
     a_sum_past_the_headers_count_is_a_chain_of_statements(&mut tape)
 }
 
+/// The parameters of one row over `k` inputs (`k + 1` leaves of value 0.5, as `Leaves`), then a
+/// leaf `u = 1` to give as its inputs.
+fn one_row(tape: &TapeView<f32>, k: usize) -> Result<(Leaves<'_, f32>, Var<'_, f32>), TapeError> {
+    let first = tape.var(0.5);
+    for _ in 0..k {
+        tape.var(0.5);
+    }
+    let leaves = tape.leaves(first.id().expect("a leaf"), k + 1)?;
+    Ok((leaves, tape.var(1.0)))
+}
+
 fn a_layer_past_the_headers_count_is_written_row_by_row(tape: &mut Big) -> Result<(), TapeError> {
     // One row over k inputs takes k + 2 slots as a layer statement: the largest layer, over one
     // recorded input u = 1 given k times (as a layer statement its row has the operands of each
@@ -39,12 +50,7 @@ fn a_layer_past_the_headers_count_is_written_row_by_row(tape: &mut Big) -> Resul
         tape.clear();
         let tape = &*tape;
         let k = size - 2;
-        let first = tape.var(0.5);
-        for _ in 0..k {
-            tape.var(0.5);
-        }
-        let leaves = tape.leaves(first.id().expect("a leaf"), k + 1)?;
-        let u = tape.var(1.0f32);
+        let (leaves, u) = one_row(tape, k)?;
         let x = vec![if layer { u } else { Var::constant(1.0) }; k];
         let mut y = [Var::constant(0.0f32)];
         let before = tape.len();
@@ -83,12 +89,7 @@ fn a_network_past_the_headers_count_is_not_written_in_one_call(
         tape.clear();
         let tape = &*tape;
         let k = size - 2;
-        let first = tape.var(0.5);
-        for _ in 0..k {
-            tape.var(0.5);
-        }
-        let leaves = tape.leaves(first.id().expect("a leaf"), k + 1)?;
-        let u = tape.var(1.0f32);
+        let (leaves, u) = one_row(tape, k)?;
         let x = vec![u; k];
         let mut y = [Var::constant(0.0f32)];
         let identity: fn(Var<'_, f32>) -> Var<'_, f32> = |v| v;
