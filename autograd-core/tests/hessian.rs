@@ -78,6 +78,17 @@ fn hessian_vector_product_equals_h_times_v() {
 /// One operation at a time, second derivatives by hand.
 #[derive(Clone, Copy, Debug)]
 enum Op {
+    Sum,
+    Dot,
+    MulAdd,
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Neg,
+    Scale,
+    Shift,
+    Square,
     Exp,
     Ln,
     Sqrt,
@@ -86,7 +97,12 @@ enum Op {
     Tan,
     Tanh,
     Sigmoid,
+    Relu,
+    LeakyRelu,
+    Abs,
     Softplus,
+    Max,
+    Min,
     Powi3,
     Powf,
     Recip,
@@ -107,7 +123,20 @@ enum Op {
 impl Function for Op {
     fn eval<T: Number>(&self, x: &[T]) -> T {
         let a = x[0];
+        let b = x.get(1).copied().unwrap_or(T::zero());
+        let c = T::from_f64(1.75);
         match self {
+            Op::Sum => Number::sum(&[a, b, c]),
+            Op::Dot => T::dot(&[a, c], &[b, a]),
+            Op::MulAdd => a.mul_add(b, c),
+            Op::Add => a + b,
+            Op::Sub => a - b,
+            Op::Mul => a * b,
+            Op::Div => a / b,
+            Op::Neg => -a,
+            Op::Scale => a.mul_f64(1.75),
+            Op::Shift => c - a,
+            Op::Square => a.square(),
             Op::Exp => a.exp(),
             Op::Ln => a.ln(),
             Op::Sqrt => a.sqrt(),
@@ -116,11 +145,16 @@ impl Function for Op {
             Op::Tan => a.tan(),
             Op::Tanh => a.tanh(),
             Op::Sigmoid => a.sigmoid(),
+            Op::Relu => a.relu(),
+            Op::LeakyRelu => a.leaky_relu(0.1),
+            Op::Abs => a.abs(),
             Op::Softplus => a.softplus(),
+            Op::Max => a.max(b),
+            Op::Min => a.min(b),
             Op::Powi3 => a.powi(3),
             Op::Powf => a.powf(2.5),
             Op::Recip => T::one() / a,
-            Op::PowXY => a.pow(x[1]),
+            Op::PowXY => a.pow(b),
             Op::Atan => a.atan(),
             Op::AsinHalf => a.mul_f64(0.5).asin(),
             Op::AcosHalf => a.mul_f64(0.5).acos(),
@@ -130,98 +164,183 @@ impl Function for Op {
             Op::Log10 => a.log10(),
             Op::Exp2 => a.exp2(),
             Op::Cbrt => a.cbrt(),
-            Op::Atan2 => a.atan2(x[1]),
-            Op::Hypot => a.hypot(x[1]),
+            Op::Atan2 => a.atan2(b),
+            Op::Hypot => a.hypot(b),
         }
     }
 }
 
-#[test]
-fn second_derivative_of_every_smooth_operation() {
-    let mut tape = Tape::<Dual<f64>, 32>::new();
-    for a in [0.3_f64, 0.9, 1.4] {
-        let s = 1.0 / (1.0 + (-a).exp());
-        let t = a.tanh();
-        let sec2 = 1.0 / (a.cos() * a.cos());
-        let cases = [
-            (Op::Exp, a.exp()),
-            (Op::Ln, -1.0 / (a * a)),
-            (Op::Sqrt, -0.25 * a.powf(-1.5)),
-            (Op::Sin, -a.sin()),
-            (Op::Cos, -a.cos()),
-            (Op::Tan, 2.0 * sec2 * a.tan()),
-            (Op::Tanh, -2.0 * t * (1.0 - t * t)),
-            (Op::Sigmoid, s * (1.0 - s) * (1.0 - 2.0 * s)),
-            (Op::Softplus, s * (1.0 - s)),
-            (Op::Powi3, 6.0 * a),
-            (Op::Powf, 2.5 * 1.5 * a.powf(0.5)),
-            (Op::Recip, 2.0 / (a * a * a)),
+impl Op {
+    /// How many inputs the case takes.
+    fn arity(self) -> usize {
+        match self {
+            Op::Sum
+            | Op::Dot
+            | Op::MulAdd
+            | Op::Add
+            | Op::Sub
+            | Op::Mul
+            | Op::Div
+            | Op::Max
+            | Op::Min
+            | Op::PowXY
+            | Op::Atan2
+            | Op::Hypot => 2,
+            _ => 1,
+        }
+    }
+
+    /// The Hessian worked out by hand at `(x, y)` (`y` unused by a one-input case, whose second
+    /// derivative is the first entry), row-major.
+    fn by_hand(self, x: f64, y: f64) -> [f64; 4] {
+        let one = |h: f64| [h, 0.0, 0.0, 0.0];
+        let s = 1.0 / (1.0 + (-x).exp());
+        let t = x.tanh();
+        let sec2 = 1.0 / (x.cos() * x.cos());
+        let r2 = x * x + y * y;
+        match self {
+            // Linear in each input, or piecewise linear away from its kink (every point below
+            // is away from 0 and from x = y): no curvature.
+            Op::Sum
+            | Op::Add
+            | Op::Sub
+            | Op::Max
+            | Op::Min
+            | Op::Neg
+            | Op::Scale
+            | Op::Shift
+            | Op::Relu
+            | Op::LeakyRelu
+            | Op::Abs => [0.0; 4],
+            // x y (+ 1.75 x, + 1.75): the mixed derivative 1.
+            Op::Dot | Op::MulAdd | Op::Mul => [0.0, 1.0, 1.0, 0.0],
+            // x / y: d/dy = -x / y^2, so d2/dxdy = -1 / y^2 and d2/dy2 = 2 x / y^3.
+            Op::Div => [0.0, -1.0 / (y * y), -1.0 / (y * y), 2.0 * x / (y * y * y)],
+            Op::Square => one(2.0),
+            Op::Exp => one(x.exp()),
+            Op::Ln => one(-1.0 / (x * x)),
+            Op::Sqrt => one(-0.25 * x.powf(-1.5)),
+            Op::Sin => one(-x.sin()),
+            Op::Cos => one(-x.cos()),
+            Op::Tan => one(2.0 * sec2 * x.tan()),
+            Op::Tanh => one(-2.0 * t * (1.0 - t * t)),
+            Op::Sigmoid => one(s * (1.0 - s) * (1.0 - 2.0 * s)),
+            Op::Softplus => one(s * (1.0 - s)),
+            Op::Powi3 => one(6.0 * x),
+            Op::Powf => one(2.5 * 1.5 * x.powf(0.5)),
+            Op::Recip => one(2.0 / (x * x * x)),
+            Op::PowXY => {
+                let z = x.powf(y);
+                let mixed = x.powf(y - 1.0) * (1.0 + y * x.ln());
+                [
+                    y * (y - 1.0) * x.powf(y - 2.0),
+                    mixed,
+                    mixed,
+                    x.ln() * x.ln() * z,
+                ]
+            }
             // atan'' = d/dx (1 + x^2)^-1 = -2x / (1 + x^2)^2.
-            (Op::Atan, -2.0 * a / ((1.0 + a * a) * (1.0 + a * a))),
+            Op::Atan => one(-2.0 * x / ((1.0 + x * x) * (1.0 + x * x))),
             // asin(u), u = x/2: d/dx = (1/2) (1 - u^2)^-1/2, d2/dx2 = (1/4) u (1 - u^2)^-3/2.
-            (
-                Op::AsinHalf,
-                0.25 * (a / 2.0) * (1.0 - a * a / 4.0).powf(-1.5),
-            ),
-            (
-                Op::AcosHalf,
-                -0.25 * (a / 2.0) * (1.0 - a * a / 4.0).powf(-1.5),
-            ),
-            (Op::Sinh, a.sinh()),
-            (Op::Cosh, a.cosh()),
+            Op::AsinHalf => one(0.25 * (x / 2.0) * (1.0 - x * x / 4.0).powf(-1.5)),
+            Op::AcosHalf => one(-0.25 * (x / 2.0) * (1.0 - x * x / 4.0).powf(-1.5)),
+            Op::Sinh => one(x.sinh()),
+            Op::Cosh => one(x.cosh()),
             // log_b'' = -1 / (x^2 ln b).
-            (Op::Log2, -1.0 / (a * a * std::f64::consts::LN_2)),
-            (Op::Log10, -1.0 / (a * a * std::f64::consts::LN_10)),
+            Op::Log2 => one(-1.0 / (x * x * std::f64::consts::LN_2)),
+            Op::Log10 => one(-1.0 / (x * x * std::f64::consts::LN_10)),
             // (2^x)'' = ln(2)^2 2^x.
-            (Op::Exp2, std::f64::consts::LN_2.powi(2) * a.exp2()),
+            Op::Exp2 => one(std::f64::consts::LN_2.powi(2) * x.exp2()),
             // (x^(1/3))'' = (1/3)(-2/3) x^(-5/3).
-            (Op::Cbrt, -2.0 / 9.0 * a.powf(-5.0 / 3.0)),
-        ];
-        for (op, exact) in cases {
-            let (mut g, mut h1, mut h2) = ([0.0], [0.0], [0.0]);
-            hessian(&op, &mut tape, &[a], &mut g, &mut h1).unwrap();
-            hessian_forward(&op, &[a], &mut g, &mut h2).unwrap();
-            for h in [h1[0], h2[0]] {
-                assert!(
-                    (h - exact).abs() <= 1e-13 * (1.0 + exact.abs()),
-                    "{op:?}''({a}) = {h}, by hand {exact}"
-                );
+            Op::Cbrt => one(-2.0 / 9.0 * x.powf(-5.0 / 3.0)),
+            // atan2(x, y) (x the ordinate): gradient (y, -x) / r^2, so the Hessian is
+            // (-2xy, x^2 - y^2; x^2 - y^2, 2xy) / r^4.
+            Op::Atan2 => {
+                let r4 = r2 * r2;
+                let mixed = (x * x - y * y) / r4;
+                [-2.0 * x * y / r4, mixed, mixed, 2.0 * x * y / r4]
+            }
+            // hypot = h: gradient (x, y) / h, Hessian (y^2, -xy; -xy, x^2) / h^3.
+            Op::Hypot => {
+                let h3 = r2.powf(1.5);
+                [y * y / h3, -x * y / h3, -x * y / h3, x * x / h3]
             }
         }
-        // x^y: the full 2x2 Hessian by hand at (a, 1.7).
-        let (x, y) = (a, 1.7_f64);
-        let z = x.powf(y);
-        let exact = [
-            y * (y - 1.0) * x.powf(y - 2.0),
-            x.powf(y - 1.0) * (1.0 + y * x.ln()),
-            x.powf(y - 1.0) * (1.0 + y * x.ln()),
-            x.ln() * x.ln() * z,
-        ];
-        // atan2(x, y) (x the ordinate), r^2 = x^2 + y^2: gradient (y, -x) / r^2, so the
-        // Hessian is (-2xy, x^2 - y^2; x^2 - y^2, 2xy) / r^4.
-        let r4 = (x * x + y * y) * (x * x + y * y);
-        let atan2 = [
-            -2.0 * x * y / r4,
-            (x * x - y * y) / r4,
-            (x * x - y * y) / r4,
-            2.0 * x * y / r4,
-        ];
-        // hypot = h: gradient (x, y) / h, Hessian (y^2, -xy; -xy, x^2) / h^3.
-        let h3 = (x * x + y * y).powf(1.5);
-        let hypot = [y * y / h3, -x * y / h3, -x * y / h3, x * x / h3];
-        for (op, exact) in [(Op::PowXY, exact), (Op::Atan2, atan2), (Op::Hypot, hypot)] {
+    }
+}
+
+/// The cases that check the second derivatives of each operation of the core's table
+/// (`autograd_core::Op`). The match has no wildcard: an operation added to the table fails to
+/// compile here until its second derivative is checked. `Leaf` is not an operation.
+fn checked_by(op: autograd_core::Op) -> &'static [Op] {
+    use autograd_core::Op as Table;
+    match op {
+        Table::Leaf => &[],
+        Table::Sum => &[Op::Sum],
+        Table::Dot => &[Op::Dot],
+        Table::MulAdd => &[Op::MulAdd],
+        Table::Add => &[Op::Add],
+        Table::Sub => &[Op::Sub],
+        Table::Mul => &[Op::Mul],
+        // `1 / x` is a division by a constant dividend.
+        Table::Div => &[Op::Div, Op::Recip],
+        Table::Pow => &[Op::PowXY],
+        Table::Max => &[Op::Max],
+        Table::Min => &[Op::Min],
+        Table::Atan2 => &[Op::Atan2],
+        Table::Hypot => &[Op::Hypot],
+        Table::Neg => &[Op::Neg],
+        Table::Scale => &[Op::Scale, Op::AsinHalf, Op::AcosHalf],
+        Table::Shift => &[Op::Shift],
+        Table::Square => &[Op::Square],
+        Table::Powi => &[Op::Powi3],
+        Table::Powf => &[Op::Powf],
+        Table::Exp => &[Op::Exp],
+        Table::Ln => &[Op::Ln],
+        Table::Sqrt => &[Op::Sqrt],
+        Table::Sin => &[Op::Sin],
+        Table::Cos => &[Op::Cos],
+        Table::Tan => &[Op::Tan],
+        Table::Tanh => &[Op::Tanh],
+        Table::Sigmoid => &[Op::Sigmoid],
+        Table::Relu => &[Op::Relu],
+        Table::LeakyRelu => &[Op::LeakyRelu],
+        Table::Abs => &[Op::Abs],
+        Table::Softplus => &[Op::Softplus],
+        Table::Atan => &[Op::Atan],
+        Table::Asin => &[Op::AsinHalf],
+        Table::Acos => &[Op::AcosHalf],
+        Table::Sinh => &[Op::Sinh],
+        Table::Cosh => &[Op::Cosh],
+        Table::Log2 => &[Op::Log2],
+        Table::Log10 => &[Op::Log10],
+        Table::Exp2 => &[Op::Exp2],
+        Table::Cbrt => &[Op::Cbrt],
+    }
+}
+
+#[test]
+fn second_derivatives_of_every_operation_of_the_table() {
+    let mut tape = Tape::<Dual<f64>, 32>::new();
+    let tol = Tolerance::new(1e-13, 1e-13);
+    for &op in autograd_core::Op::ALL.iter().flat_map(|&t| checked_by(t)) {
+        let n = op.arity();
+        for a in [0.3_f64, 0.9, 1.4] {
+            let p = [a, 1.7];
+            let exact = op.by_hand(a, 1.7);
+            // A one-input case's Hessian is its first entry.
+            let exact = &exact[..n * n];
             let (mut g, mut h1, mut h2) = ([0.0; 2], [0.0; 4], [0.0; 4]);
-            hessian(&op, &mut tape, &[x, y], &mut g, &mut h1).unwrap();
-            hessian_forward(&op, &[x, y], &mut g, &mut h2).unwrap();
-            let tol = Tolerance::new(1e-13, 1e-13);
-            assert!(
-                compare(&h1, &exact, tol).unwrap().passed,
-                "{op:?}: {h1:?} vs {exact:?}"
-            );
-            assert!(
-                compare(&h2, &exact, tol).unwrap().passed,
-                "{op:?}: {h2:?} vs {exact:?}"
-            );
+            hessian(&op, &mut tape, &p[..n], &mut g[..n], &mut h1[..n * n]).unwrap();
+            hessian_forward(&op, &p[..n], &mut g[..n], &mut h2[..n * n]).unwrap();
+            for (mode, h) in [("forward over reverse", &h1), ("forward over forward", &h2)] {
+                let c = compare(&h[..n * n], exact, tol).unwrap();
+                assert!(
+                    c.passed,
+                    "{op:?} at {:?}, {mode}: {h:?} vs {exact:?}: {c}",
+                    &p[..n]
+                );
+            }
         }
     }
 }
