@@ -304,3 +304,22 @@ impl<S: Scalar> TapeView<S> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{chain_size, MAX_OPERANDS};
+
+    /// The slots of a chain, counted part by part: the first part holds `MAX_OPERANDS` operands
+    /// and its header; each next part a link, at most `MAX_OPERANDS - 1` operands and a header.
+    #[test]
+    fn a_chain_takes_its_operands_a_link_and_a_header_a_part() {
+        let m = MAX_OPERANDS;
+        // One past a header's count: a first part, then the link, one operand and a header.
+        assert_eq!(chain_size(m + 1), (m + 1) + 3);
+        // The second part full.
+        assert_eq!(chain_size(2 * m - 1), (m + 1) + (m + 1));
+        // One more: a third part of a link, one operand and a header.
+        assert_eq!(chain_size(2 * m), (m + 1) + (m + 1) + 3);
+        assert_eq!(chain_size(3 * m), (m + 1) + 2 * (m + 1) + 4);
+    }
+}
