@@ -96,6 +96,19 @@ pub struct Anomaly<S> {
 
 impl<S: Scalar> Anomaly<S> {
     /// The statement's operands (its first four, for a longer statement).
+    ///
+    /// ```
+    /// use autograd_core::{Op, Tape};
+    /// let tape = Tape::<f64, 16>::new();
+    /// let (x, y) = (tape.var(-1.0), tape.var(2.0));
+    /// let bad = (x * y).sqrt() + 1.0; // sqrt(-2)
+    /// let anomaly = tape.anomaly(bad).unwrap();
+    /// assert_eq!(anomaly.op, Op::Sqrt);
+    /// let inputs = anomaly.inputs();
+    /// assert_eq!(inputs.len(), 2); // x * y lived in its handle: sqrt's statement holds x and y
+    /// assert_eq!((inputs[0].index, inputs[0].value), (0, -1.0));
+    /// assert_eq!((inputs[1].index, inputs[1].value), (1, 2.0));
+    /// ```
     pub fn inputs(&self) -> &[AnomalyInput<S>] {
         &self.inputs[..self.listed]
     }
@@ -263,6 +276,21 @@ impl<S: Scalar> TapeView<S> {
     /// step made a gradient non-finite (see [`first_non_finite`](Self::first_non_finite)),
     /// traced to where its own operands came from if they are not finite. `None` if `y` and
     /// every gradient are finite.
+    ///
+    /// ```
+    /// use autograd_core::{AnomalyKind, Op, Tape};
+    /// let tape = Tape::<f64, 16>::new();
+    /// let x = tape.var(0.0);
+    /// let fine = x * 2.0 + 1.0;
+    /// tape.backward(fine)?;
+    /// assert!(tape.anomaly(fine).is_none());
+    /// let y = x.sqrt(); // finite value, infinite derivative at 0
+    /// tape.backward(y)?;
+    /// let report = tape.anomaly(y).unwrap();
+    /// assert_eq!(report.op, Op::Sqrt);
+    /// assert!(matches!(report.kind, AnomalyKind::Gradient { input: 0, .. }));
+    /// # Ok::<(), autograd_core::TapeError>(())
+    /// ```
     pub fn anomaly(&self, y: Var<'_, S>) -> Option<Anomaly<S>> {
         let pairs = y.pair_array();
         let root = pairs[..y.pending()]

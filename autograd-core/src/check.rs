@@ -46,6 +46,14 @@ pub struct Tolerance {
 
 impl Tolerance {
     /// A tolerance with the given absolute and relative parts.
+    ///
+    /// ```
+    /// use autograd_core::Tolerance;
+    /// let t = Tolerance::new(1e-12, 1e-6);
+    /// assert!(t.allows(1.0 + 5e-7, 1.0)); // within 1e-12 + 1e-6 * 1
+    /// assert!(t.allows(1e-13, 0.0)); // near 0, the absolute part
+    /// assert!(!t.allows(1e-11, 0.0));
+    /// ```
     pub const fn new(atol: f64, rtol: f64) -> Self {
         Tolerance { atol, rtol }
     }
@@ -76,6 +84,15 @@ impl Tolerance {
     }
 
     /// `true` if `actual` is within tolerance of `expected`.
+    ///
+    /// ```
+    /// use autograd_core::Tolerance;
+    /// let t = Tolerance::new(0.0, 1e-3);
+    /// assert!(t.allows(100.05, 100.0)); // 0.05 <= 1e-3 * 100
+    /// assert!(!t.allows(100.5, 100.0));
+    /// assert!(t.allows(f64::INFINITY, f64::INFINITY));
+    /// assert!(!t.allows(f64::NAN, f64::NAN));
+    /// ```
     #[inline]
     pub fn allows(&self, actual: f64, expected: f64) -> bool {
         actual == expected || libm::fabs(actual - expected) <= self.bound(expected)
@@ -234,6 +251,20 @@ pub struct GradcheckReport {
 
 impl GradcheckReport {
     /// `true` if every check passed.
+    ///
+    /// ```
+    /// use autograd_core::{gradcheck, Function, Number, Tape};
+    /// struct Cube;
+    /// impl Function for Cube {
+    ///     fn eval<T: Number>(&self, x: &[T]) -> T {
+    ///         x[0].powi(3) + x[1].sin()
+    ///     }
+    /// }
+    /// let mut tape = Tape::<f64, 32>::new();
+    /// let report = gradcheck(&Cube, &mut tape, &[0.7, -1.2])?;
+    /// assert!(report.passed(), "{report}");
+    /// # Ok::<(), autograd_core::TapeError>(())
+    /// ```
     pub fn passed(&self) -> bool {
         self.reverse_vs_forward.passed
             && self.reverse_vs_central.passed
@@ -330,6 +361,22 @@ pub fn gradcheck<S: Scalar, F: Function + ?Sized>(
 ///
 /// # Stack
 /// As [`gradcheck`].
+///
+/// ```
+/// use autograd_core::{gradcheck_with, Function, Number, Tape, Tolerance};
+/// struct Sqrt;
+/// impl Function for Sqrt {
+///     fn eval<T: Number>(&self, x: &[T]) -> T {
+///         x[0].sqrt()
+///     }
+/// }
+/// let mut tape = Tape::<f32, 32>::new();
+/// // Near the pole at 0 central differences in f32 need a looser tolerance than the default.
+/// let loose = Tolerance::new(1e-2, 5e-2);
+/// let report = gradcheck_with(&Sqrt, &mut tape, &[0.01], Tolerance::between_modes::<f32>(), loose)?;
+/// assert!(report.passed(), "{report}");
+/// # Ok::<(), autograd_core::TapeError>(())
+/// ```
 pub fn gradcheck_with<S: Scalar, F: Function + ?Sized>(
     f: &F,
     tape: &mut TapeView<S>,

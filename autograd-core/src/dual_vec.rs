@@ -37,12 +37,27 @@ pub struct DualVec<S, const N: usize> {
 
 impl<S: Scalar, const N: usize> DualVec<S, N> {
     /// `re + Σ eps[k]·ε_k`.
+    ///
+    /// ```
+    /// use autograd_core::DualVec;
+    /// let x = DualVec::new(3.0, [1.0, 0.0]);
+    /// let y = DualVec::new(4.0, [0.0, 1.0]);
+    /// let p = x * y; // both partials in one pass
+    /// assert_eq!((p.re, p.eps), (12.0, [4.0, 3.0]));
+    /// ```
     #[inline(always)]
     pub const fn new(re: S, eps: [S; N]) -> Self {
         DualVec { re, eps }
     }
 
     /// A constant: every tangent lane 0.
+    ///
+    /// ```
+    /// use autograd_core::DualVec;
+    /// let x = DualVec::<f64, 2>::variable(3.0, 0);
+    /// let y = x * DualVec::constant(5.0);
+    /// assert_eq!(y.eps, [5.0, 0.0]);
+    /// ```
     #[inline(always)]
     pub const fn constant(re: S) -> Self {
         DualVec {
@@ -53,6 +68,15 @@ impl<S: Scalar, const N: usize> DualVec<S, N> {
 
     /// An input seeded in lane `lane` (tangent 1 there, 0 elsewhere); a `lane >= N` gives a
     /// constant.
+    ///
+    /// ```
+    /// use autograd_core::{DualVec, Number};
+    /// let (x, y) = (DualVec::<f64, 2>::variable(1.0, 0), DualVec::variable(2.0, 1));
+    /// let f = x.exp() * y; // e^x y: gradient (e^x y, e^x)
+    /// let e = x.exp().re;
+    /// assert_eq!(f.eps, [2.0 * e, e]);
+    /// assert_eq!(DualVec::<f64, 2>::variable(1.0, 2).eps, [0.0, 0.0]); // no such lane
+    /// ```
     #[inline]
     pub fn variable(re: S, lane: usize) -> Self {
         let mut d = Self::constant(re);

@@ -89,11 +89,23 @@ impl Q16 {
     }
 
     /// The bits: the value times 65536.
+    ///
+    /// ```
+    /// use autograd_core::{Number, Q16};
+    /// assert_eq!(Q16::from_f64(1.5).to_bits(), 98304);
+    /// assert_eq!(Q16::from_f64(-0.25).to_bits(), -16384);
+    /// ```
     pub const fn to_bits(self) -> i32 {
         self.0
     }
 
     /// `true` for poison.
+    ///
+    /// ```
+    /// use autograd_core::{Number, Q16};
+    /// assert!(Q16::from_f64(-1.0).ln().is_poison()); // no logarithm of a negative number
+    /// assert!(!Q16::from_f64(1.0).ln().is_poison());
+    /// ```
     pub const fn is_poison(self) -> bool {
         self.0 == POISON
     }

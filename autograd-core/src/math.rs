@@ -48,6 +48,13 @@ pub fn softplus<S: Scalar>(x: S) -> S {
 
 /// Rectified linear unit `max(x, 0)`; derivative 0 at `x = 0`. As PyTorch: `relu(x)` is `+0.0`
 /// for every `x <= 0` (so `1 / relu(-2)` is `+inf`, not `-inf`), also for `-inf`; NaN stays NaN.
+///
+/// ```
+/// use autograd_core::math::relu;
+/// assert_eq!(relu(2.5), 2.5);
+/// assert!(relu(-2.0f64).is_sign_positive() && relu(-2.0f64) == 0.0); // +0.0
+/// assert!(relu(f64::NAN).is_nan());
+/// ```
 #[inline]
 pub fn relu<S: Scalar>(x: S) -> S {
     if x > S::ZERO {
@@ -60,6 +67,12 @@ pub fn relu<S: Scalar>(x: S) -> S {
 }
 
 /// Leaky ReLU: `x` for `x > 0`, `slope * x` otherwise (derivative `slope` at 0, as PyTorch).
+///
+/// ```
+/// use autograd_core::math::leaky_relu;
+/// assert_eq!(leaky_relu(3.0, 0.1), 3.0);
+/// assert_eq!(leaky_relu(-3.0, 0.5), -1.5);
+/// ```
 #[inline]
 pub fn leaky_relu<S: Scalar>(x: S, slope: S) -> S {
     if x > S::ZERO {
@@ -71,6 +84,15 @@ pub fn leaky_relu<S: Scalar>(x: S, slope: S) -> S {
 
 /// The larger argument; equal arguments give their mean, so a dual number splits the derivative
 /// 0.5/0.5 between them.
+///
+/// ```
+/// use autograd_core::math::max;
+/// use autograd_core::Dual;
+/// assert_eq!(max(1.0, 4.0), 4.0);
+/// // A tie splits the derivative: d/dx max(x, x) through both arguments is 0.5 + 0.5.
+/// let x = Dual::variable(2.0);
+/// assert_eq!(max(x, Dual::constant(2.0)).eps, 0.5);
+/// ```
 #[inline]
 pub fn max<S: Scalar>(a: S, b: S) -> S {
     if a > b {
@@ -83,6 +105,12 @@ pub fn max<S: Scalar>(a: S, b: S) -> S {
 }
 
 /// The smaller argument; equal arguments give their mean (derivative split 0.5/0.5).
+///
+/// ```
+/// use autograd_core::math::min;
+/// assert_eq!(min(1.0, 4.0), 1.0);
+/// assert_eq!(min(-0.5f32, 3.0), -0.5);
+/// ```
 #[inline]
 pub fn min<S: Scalar>(a: S, b: S) -> S {
     if a < b {

@@ -41,6 +41,12 @@ macro_rules! operations {
             pub const ALL: &'static [Op] = &[$(Op::$S,)* $(Op::$B,)* $(Op::$U,)*];
 
             /// Short name used in graph exports and error messages.
+            ///
+            /// ```
+            /// use autograd_core::Op;
+            /// assert_eq!(Op::Tanh.name(), "tanh");
+            /// assert_eq!(Op::Mul.to_string(), "*");
+            /// ```
             pub const fn name(self) -> &'static str {
                 match self {
                     $( Op::$S => $sname, )*
@@ -52,6 +58,11 @@ macro_rules! operations {
             /// Number of operands of the operation as a user writes it: 0 for leaves, 2 for the
             /// binary operations and `mul_add`'s products, 1 for the others (`sum` and `dot`
             /// take slices).
+            ///
+            /// ```
+            /// use autograd_core::Op;
+            /// assert_eq!((Op::Leaf.arity(), Op::Sin.arity(), Op::Pow.arity()), (0, 1, 2));
+            /// ```
             pub const fn arity(self) -> usize {
                 match self {
                     $( Op::$S => $sarity, )*

@@ -188,12 +188,32 @@ impl<S: Scalar> TapeView<S> {
     ///
     /// If the tape is full the handle still carries `value` but is not recorded, and the tape
     /// reports [`TapeError::CapacityExceeded`] from then on.
+    ///
+    /// ```
+    /// use autograd_core::{Tape, TapeError};
+    /// let tape = Tape::<f64, 1>::new();
+    /// let x = tape.var(2.0); // the one slot
+    /// let y = tape.var(3.0); // no room: the handle keeps its value, the tape the overflow
+    /// assert_eq!((x * y).value(), 6.0);
+    /// let needed = 2;
+    /// assert_eq!(tape.check(), Err(TapeError::CapacityExceeded { capacity: 1, needed }));
+    /// ```
     #[inline]
     pub fn var(&self, value: S) -> Var<'_, S> {
         Var::node(self, self.push_leaf(value), value)
     }
 
     /// Like [`var`](Self::var), but fails at once when the tape is full or already failed.
+    ///
+    /// ```
+    /// use autograd_core::{Tape, TapeError};
+    /// let tape = Tape::<f32, 1>::new();
+    /// let x = tape.try_var(2.0)?;
+    /// assert_eq!(x.value(), 2.0);
+    /// let full = tape.try_var(3.0).unwrap_err();
+    /// assert_eq!(full, TapeError::CapacityExceeded { capacity: 1, needed: 2 });
+    /// # Ok::<(), TapeError>(())
+    /// ```
     pub fn try_var(&self, value: S) -> Result<Var<'_, S>, TapeError> {
         // Check first: a tape that already failed writes nothing, even if it has room.
         self.check()?;
@@ -201,6 +221,18 @@ impl<S: Scalar> TapeView<S> {
     }
 
     /// Number of slots in use.
+    ///
+    /// ```
+    /// use autograd_core::Tape;
+    /// let tape = Tape::<f64, 8>::new();
+    /// assert!(tape.is_empty());
+    /// let (a, b, c) = (tape.var(1.0), tape.var(2.0), tape.var(3.0));
+    /// // `a * b` depends on two values and stays in its handle; times `c` it depends on three: one
+    /// // statement of three operands and a header.
+    /// let _y = a * b * c;
+    /// assert_eq!(tape.len(), 3 + 4);
+    /// assert_eq!(tape.capacity(), 8);
+    /// ```
     #[inline]
     pub fn len(&self) -> usize {
         self.len.get() as usize
@@ -217,6 +249,16 @@ impl<S: Scalar> TapeView<S> {
     }
 
     /// `Ok` unless a recording failed since the tape was created or last rewound.
+    ///
+    /// ```
+    /// use autograd_core::{Tape, TapeError};
+    /// let tape = Tape::<f64, 2>::new();
+    /// let (a, b) = (tape.var(1.0), tape.var(2.0));
+    /// assert_eq!(tape.check(), Ok(()));
+    /// let c = tape.var(3.0); // a third leaf does not fit
+    /// assert_eq!((a * b * c).value(), 6.0); // values stay right
+    /// assert_eq!(tape.check(), Err(TapeError::CapacityExceeded { capacity: 2, needed: 3 }));
+    /// ```
     pub fn check(&self) -> Result<(), TapeError> {
         match self.error.get() {
             None => Ok(()),
@@ -231,6 +273,22 @@ impl<S: Scalar> TapeView<S> {
     }
 
     /// The current position, to [`rewind`](Self::rewind) to later.
+    ///
+    /// ```
+    /// use autograd_core::Tape;
+    /// let mut tape = Tape::<f64, 16>::new();
+    /// let w = tape.var(0.5).id().unwrap(); // a parameter, kept across rewinds
+    /// let mark = tape.mark();
+    /// assert_eq!(mark.len(), 1);
+    /// for x in [1.0, 2.0, 3.0] {
+    ///     tape.rewind(mark); // forget the last sample, keep the parameter
+    ///     let w = tape.get(w)?;
+    ///     let y = w * tape.var(x) * w; // w^2 x
+    ///     assert_eq!(tape.backward(y)?.wrt(w), 2.0 * 0.5 * x);
+    ///     assert_eq!(tape.len(), 2); // w and this x
+    /// }
+    /// # Ok::<(), autograd_core::TapeError>(())
+    /// ```
     pub fn mark(&self) -> Mark {
         Mark {
             len: self.len.get(),
@@ -244,6 +302,19 @@ impl<S: Scalar> TapeView<S> {
     ///
     /// A mark from another tape discards nothing and leaves [`TapeError::ForeignId`] as the
     /// tape's sticky error, reported by the next [`check`](Self::check) or sweep.
+    ///
+    /// ```
+    /// use autograd_core::{Tape, TapeError};
+    /// let mut tape = Tape::<f64, 2>::new();
+    /// let mark = tape.mark();
+    /// let _ = (tape.var(1.0), tape.var(2.0), tape.var(3.0)); // one leaf too many
+    /// assert!(tape.check().is_err());
+    /// tape.rewind(mark); // the slots and the error are gone
+    /// assert_eq!((tape.len(), tape.check()), (0, Ok(())));
+    /// let other = Tape::<f64, 2>::new();
+    /// tape.rewind(other.mark()); // another tape's mark
+    /// assert_eq!(tape.check(), Err(TapeError::ForeignId));
+    /// ```
     pub fn rewind(&mut self, mark: Mark) {
         if let Err(e) = self.own(mark.tag) {
             self.fail(e);
@@ -260,6 +331,15 @@ impl<S: Scalar> TapeView<S> {
     }
 
     /// Discards everything.
+    ///
+    /// ```
+    /// use autograd_core::Tape;
+    /// let mut tape = Tape::<f64, 4>::new();
+    /// let x = tape.var(2.0);
+    /// let _ = x * x * tape.var(3.0);
+    /// tape.clear();
+    /// assert!(tape.is_empty() && tape.check().is_ok());
+    /// ```
     pub fn clear(&mut self) {
         self.rewind(Mark { len: 0, tag: 0 });
     }
@@ -279,6 +359,18 @@ impl<S: Scalar> TapeView<S> {
 
     /// A fresh handle to an existing statement (e.g. a parameter kept across
     /// [`rewind`](Self::rewind)).
+    ///
+    /// ```
+    /// use autograd_core::{NodeId, Tape, TapeError};
+    /// let tape = Tape::<f64, 8>::new();
+    /// let id = tape.var(1.5).id().unwrap();
+    /// let x = tape.get(id)?;
+    /// assert_eq!(x.value(), 1.5);
+    /// assert_eq!(tape.backward(x.exp())?.wrt(x), x.exp().value());
+    /// let past = TapeError::UnknownNode { index: 5, len: 1 };
+    /// assert_eq!(tape.get(NodeId::from_index(5)).unwrap_err(), past);
+    /// # Ok::<(), TapeError>(())
+    /// ```
     pub fn get(&self, id: NodeId) -> Result<Var<'_, S>, TapeError> {
         let (_, v) = self.header_at(id)?;
         Ok(Var::node(self, id.index, v.value()))
@@ -287,6 +379,19 @@ impl<S: Scalar> TapeView<S> {
     /// Sets the value of a leaf (e.g. a parameter after an optimizer step). Statements computed
     /// from it keep their old values and partials until recorded again, so set leaves right
     /// after a rewind.
+    ///
+    /// ```
+    /// use autograd_core::{Tape, TapeError};
+    /// let mut tape = Tape::<f64, 8>::new();
+    /// let id = tape.var(1.0).id().unwrap();
+    /// tape.set_value(id, 4.0)?;
+    /// let x = tape.get(id)?;
+    /// let y = x.sqrt().recorded()?;
+    /// assert_eq!(tape.backward(y)?.wrt(x), 0.25); // 1 / (2 sqrt(4))
+    /// let s = y.id().unwrap();
+    /// assert_eq!(tape.set_value(s, 1.0), Err(TapeError::NotALeaf { index: s.index() }));
+    /// # Ok::<(), TapeError>(())
+    /// ```
     pub fn set_value(&mut self, id: NodeId, value: S) -> Result<(), TapeError> {
         self.own(id.tag)?;
         let len = self.len();
@@ -310,6 +415,18 @@ impl<S: Scalar> TapeView<S> {
     }
 
     /// Reads a statement: its operation, value, adjoint and number of operands.
+    ///
+    /// ```
+    /// use autograd_core::{Op, Tape};
+    /// let tape = Tape::<f64, 8>::new();
+    /// let (a, b, c) = (tape.var(1.0), tape.var(2.0), tape.var(3.0));
+    /// let y = (a * b * c).recorded()?;
+    /// let n = tape.node(y.id().unwrap())?;
+    /// assert_eq!((n.op, n.value, n.operands, n.grad), (Op::Mul, 6.0, 3, 0.0));
+    /// tape.backward(y)?;
+    /// assert_eq!(tape.node(y.id().unwrap())?.grad, 1.0);
+    /// # Ok::<(), autograd_core::TapeError>(())
+    /// ```
     pub fn node(&self, id: NodeId) -> Result<Node<S>, TapeError> {
         let (h, v) = self.header_at(id)?;
         Ok(Node {
@@ -323,6 +440,18 @@ impl<S: Scalar> TapeView<S> {
     /// Calls `f(index, partial)` for every operand of statement `id`, in recording order (for a
     /// row of a layer statement, written with its weights implied, each input's pair and then
     /// its weight's, and last the bias's).
+    ///
+    /// ```
+    /// use autograd_core::Tape;
+    /// let tape = Tape::<f64, 8>::new();
+    /// let (a, b, c) = (tape.var(1.0), tape.var(2.0), tape.var(3.0));
+    /// let y = (a * b * c).recorded()?;
+    /// let mut pairs = Vec::new();
+    /// tape.for_each_operand(y.id().unwrap(), |i, d| pairs.push((i, d)))?;
+    /// // d(abc)/da = bc, d/db = ac, d/dc = ab, with respect to slots 0, 1, 2.
+    /// assert_eq!(pairs, [(0, 6.0), (1, 3.0), (2, 2.0)]);
+    /// # Ok::<(), autograd_core::TapeError>(())
+    /// ```
     pub fn for_each_operand(
         &self,
         id: NodeId,
@@ -337,6 +466,19 @@ impl<S: Scalar> TapeView<S> {
 
     /// Calls `f(id, node)` for every statement (leaves included) in creation order, without
     /// copying the tape. Statements that `f` records are not visited.
+    ///
+    /// ```
+    /// use autograd_core::{Op, Tape};
+    /// let tape = Tape::<f64, 8>::new();
+    /// let (a, b, c) = (tape.var(1.0), tape.var(2.0), tape.var(3.0));
+    /// let _ = (a * b * c).recorded()?;
+    /// let mut nodes = Vec::new();
+    /// tape.for_each_node(|id, n| nodes.push((id.index(), n.op, n.operands)));
+    /// // Three leaves, then the statement's header after its three operands.
+    /// let expected = [(0, Op::Leaf, 0), (1, Op::Leaf, 0), (2, Op::Leaf, 0), (6, Op::Mul, 3)];
+    /// assert_eq!(nodes, expected);
+    /// # Ok::<(), autograd_core::TapeError>(())
+    /// ```
     pub fn for_each_node(&self, mut f: impl FnMut(NodeId, &Node<S>)) {
         for (i, (h, v)) in self.slots().iter().zip(self.values()).enumerate() {
             if h.is_header() {

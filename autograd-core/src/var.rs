@@ -145,6 +145,18 @@ impl<'t, S: Scalar> Var<'t, S> {
     }
 
     /// A constant that belongs to no tape (derivative 0 with respect to everything).
+    ///
+    /// ```
+    /// use autograd_core::{Tape, Var};
+    /// let tape = Tape::<f64, 8>::new();
+    /// let x = tape.var(2.0);
+    /// let c = Var::constant(10.0);
+    /// let y = x * c; // a scale: nothing recorded for `c`
+    /// assert!(c.is_constant() && c.id().is_none());
+    /// assert_eq!(tape.backward(y)?.wrt(x), 10.0);
+    /// assert_eq!(tape.len(), 1); // x alone
+    /// # Ok::<(), autograd_core::TapeError>(())
+    /// ```
     #[inline(always)]
     pub const fn constant(value: S) -> Self {
         Var {
@@ -157,6 +169,13 @@ impl<'t, S: Scalar> Var<'t, S> {
     }
 
     /// The value.
+    ///
+    /// ```
+    /// use autograd_core::Tape;
+    /// let tape = Tape::<f64, 8>::new();
+    /// let x = tape.var(3.0);
+    /// assert_eq!((x * x - 1.0).value(), 8.0);
+    /// ```
     #[inline(always)]
     pub fn value(self) -> S {
         self.value
@@ -166,6 +185,18 @@ impl<'t, S: Scalar> Var<'t, S> {
     /// [`TapeView::get`] and for the result of [`recorded`](Self::recorded); `None` for a constant,
     /// a failed recording, and an intermediate result that lives only in its handle (it depends
     /// on recorded values through pending partials, so it has no statement of its own).
+    ///
+    /// ```
+    /// use autograd_core::{Tape, Var};
+    /// let tape = Tape::<f64, 8>::new();
+    /// let x = tape.var(3.0);
+    /// assert_eq!(x.id().map(|id| id.index()), Some(0)); // a leaf
+    /// let y = x * x; // lives in its handle: d/dx pending, no statement
+    /// assert_eq!(y.id(), None);
+    /// assert!(y.recorded()?.id().is_some()); // written now
+    /// assert_eq!(Var::<f64>::constant(1.0).id(), None);
+    /// # Ok::<(), autograd_core::TapeError>(())
+    /// ```
     pub fn id(self) -> Option<NodeId> {
         match self.tape {
             Some(t) if self.meta.node() => Some(NodeId::on(t, self.index[0])),
@@ -174,11 +205,26 @@ impl<'t, S: Scalar> Var<'t, S> {
     }
 
     /// The tape this value is recorded on (`None` for a constant).
+    ///
+    /// ```
+    /// use autograd_core::{Tape, Var};
+    /// let tape = Tape::<f64, 8>::new();
+    /// let x = tape.var(3.0);
+    /// assert!(x.tape().is_some_and(|t| core::ptr::eq(t, &*tape)));
+    /// assert!(Var::<f64>::constant(1.0).tape().is_none());
+    /// ```
     pub fn tape(self) -> Option<&'t TapeView<S>> {
         self.tape
     }
 
     /// `true` if this value is a constant (on no tape).
+    ///
+    /// ```
+    /// use autograd_core::{Tape, Var};
+    /// let tape = Tape::<f64, 8>::new();
+    /// assert!(!tape.var(3.0).is_constant());
+    /// assert!((Var::<f64>::constant(2.0) * 3.0).is_constant());
+    /// ```
     pub fn is_constant(self) -> bool {
         self.tape.is_none()
     }
@@ -292,18 +338,48 @@ impl<'t, S: Scalar> Var<'t, S> {
     }
 
     /// `self^y`, differentiable in both; `d/dy` at `self = 0, y >= 0` is taken as 0.
+    ///
+    /// ```
+    /// use autograd_core::Tape;
+    /// let tape = Tape::<f64, 8>::new();
+    /// let (x, y) = (tape.var(2.0), tape.var(3.0));
+    /// let g = tape.backward(x.pow(y))?;
+    /// assert_eq!(g.wrt(x), 12.0); // y x^(y - 1)
+    /// assert!((g.wrt(y) - 8.0 * 2.0f64.ln()).abs() < 1e-14); // x^y ln x
+    /// # Ok::<(), autograd_core::TapeError>(())
+    /// ```
     #[inline]
     pub fn pow(self, y: Self) -> Self {
         outlined_binary!(S, self, y, Pow, Pow, Pow);
         self.binary(Op::Pow, y)
     }
     /// The larger of two; equal values split the gradient 0.5/0.5.
+    ///
+    /// ```
+    /// use autograd_core::Tape;
+    /// let tape = Tape::<f64, 8>::new();
+    /// let (a, b) = (tape.var(2.0), tape.var(5.0));
+    /// let g = tape.backward(a.max(b))?;
+    /// assert_eq!((g.wrt(a), g.wrt(b)), (0.0, 1.0));
+    /// let g = tape.backward(a.max(a * 1.0))?; // a tie
+    /// assert_eq!(g.wrt(a), 1.0); // 0.5 + 0.5
+    /// # Ok::<(), autograd_core::TapeError>(())
+    /// ```
     #[inline]
     pub fn max(self, other: Self) -> Self {
         outlined_binary!(S, self, other, Max, Max, Max);
         self.binary(Op::Max, other)
     }
     /// The smaller of two; equal values split the gradient 0.5/0.5.
+    ///
+    /// ```
+    /// use autograd_core::Tape;
+    /// let tape = Tape::<f64, 8>::new();
+    /// let (a, b) = (tape.var(2.0), tape.var(2.0));
+    /// let g = tape.backward(a.min(b))?; // equal: the gradient split
+    /// assert_eq!((g.wrt(a), g.wrt(b)), (0.5, 0.5));
+    /// # Ok::<(), autograd_core::TapeError>(())
+    /// ```
     #[inline]
     pub fn min(self, other: Self) -> Self {
         outlined_binary!(S, self, other, Min, Min, Min);
@@ -311,12 +387,35 @@ impl<'t, S: Scalar> Var<'t, S> {
     }
     /// The angle of `(x, self)`, `self` being the ordinate (as `f64::atan2`); both partials
     /// are 0 at the origin, where the angle has no derivative.
+    ///
+    /// ```
+    /// use autograd_core::Tape;
+    /// let tape = Tape::<f64, 8>::new();
+    /// let (y, x) = (tape.var(1.0), tape.var(1.0));
+    /// let angle = y.atan2(x);
+    /// assert!((angle.value() - core::f64::consts::FRAC_PI_4).abs() < 1e-15);
+    /// let g = tape.backward(angle)?;
+    /// // (x, -y) / (x^2 + y^2)
+    /// assert!((g.wrt(y) - 0.5).abs() < 1e-15 && (g.wrt(x) + 0.5).abs() < 1e-15);
+    /// # Ok::<(), autograd_core::TapeError>(())
+    /// ```
     #[inline]
     pub fn atan2(self, x: Self) -> Self {
         outlined_binary!(S, self, x, Atan2, Atan2, Atan2);
         self.binary(Op::Atan2, x)
     }
     /// `sqrt(self^2 + other^2)` without overflow; both partials are 0 at the origin.
+    ///
+    /// ```
+    /// use autograd_core::Tape;
+    /// let tape = Tape::<f64, 8>::new();
+    /// let (a, b) = (tape.var(3.0), tape.var(4.0));
+    /// let h = a.hypot(b);
+    /// assert_eq!(h.value(), 5.0);
+    /// let g = tape.backward(h)?;
+    /// assert_eq!((g.wrt(a), g.wrt(b)), (0.6, 0.8)); // (a, b) / h
+    /// # Ok::<(), autograd_core::TapeError>(())
+    /// ```
     #[inline]
     pub fn hypot(self, other: Self) -> Self {
         outlined_binary!(S, self, other, Hypot, Hypot, Hypot);

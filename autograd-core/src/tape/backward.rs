@@ -20,6 +20,18 @@ impl<S: Scalar> TapeView<S> {
     /// # Errors
     /// The tape's sticky recording error, if any; [`TapeError::NotRecorded`] if `y` is a constant;
     /// [`TapeError::ForeignVar`] if `y` belongs to another tape.
+    ///
+    /// ```
+    /// use autograd_core::{Tape, TapeError, Var};
+    /// let tape = Tape::<f64, 16>::new();
+    /// let (x, y) = (tape.var(2.0), tape.var(3.0));
+    /// let z = x * y + x.sin();
+    /// let g = tape.backward(z)?;
+    /// assert!((g.wrt(x) - (3.0 + 2.0f64.cos())).abs() < 1e-15);
+    /// assert_eq!(g.wrt(y), 2.0);
+    /// assert_eq!(tape.backward(Var::constant(1.0)).unwrap_err(), TapeError::NotRecorded);
+    /// # Ok::<(), TapeError>(())
+    /// ```
     pub fn backward(&self, y: Var<'_, S>) -> Result<Gradients<'_, S>, TapeError> {
         self.sweep::<false>(y, 0)
     }
@@ -171,6 +183,16 @@ impl<S: Scalar> TapeView<S> {
     /// The adjoint of `x` from the last backward sweep: 0 before any, for constants, for a
     /// handle that is not a single recorded statement (see [`Var::id`]) and for another tape's
     /// handle.
+    ///
+    /// ```
+    /// use autograd_core::Tape;
+    /// let tape = Tape::<f64, 8>::new();
+    /// let x = tape.var(3.0);
+    /// assert_eq!(tape.grad(x), 0.0); // no sweep yet
+    /// tape.backward(x * x)?;
+    /// assert_eq!(tape.grad(x), 6.0);
+    /// # Ok::<(), autograd_core::TapeError>(())
+    /// ```
     pub fn grad(&self, x: Var<'_, S>) -> S {
         match x.id() {
             Some(id) if x.tape().is_some_and(|t| core::ptr::eq(t, self)) => {

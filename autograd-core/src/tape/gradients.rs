@@ -52,6 +52,18 @@ impl<'t, S: Scalar> Gradients<'t, S> {
     }
 
     /// `dy/dx`, or [`TapeError::StaleGradients`] if a later sweep replaced these gradients.
+    ///
+    /// ```
+    /// use autograd_core::{Tape, TapeError, Var};
+    /// let tape = Tape::<f64, 8>::new();
+    /// let x = tape.var(3.0);
+    /// let g = tape.backward(x * 4.0)?;
+    /// assert_eq!(g.try_wrt(x), Ok(4.0));
+    /// assert_eq!(g.try_wrt(Var::constant(1.0)), Ok(0.0));
+    /// tape.backward(x)?; // a later sweep
+    /// assert_eq!(g.try_wrt(x), Err(TapeError::StaleGradients));
+    /// # Ok::<(), TapeError>(())
+    /// ```
     pub fn try_wrt(&self, x: Var<'_, S>) -> Result<S, TapeError> {
         self.fresh()?;
         Ok(self.tape.grad(x))
@@ -62,6 +74,15 @@ impl<'t, S: Scalar> Gradients<'t, S> {
     /// # Panics
     /// If a later backward sweep on the same tape replaced these gradients (reading on would
     /// give that sweep's numbers). [`try_wrt`](Self::try_wrt) returns the error instead.
+    ///
+    /// ```
+    /// use autograd_core::Tape;
+    /// let tape = Tape::<f64, 8>::new();
+    /// let (x, unused) = (tape.var(3.0), tape.var(5.0));
+    /// let g = tape.backward(x.powi(2) * 0.5)?;
+    /// assert_eq!((g.wrt(x), g.wrt(unused)), (3.0, 0.0));
+    /// # Ok::<(), autograd_core::TapeError>(())
+    /// ```
     #[inline]
     pub fn wrt(&self, x: Var<'_, S>) -> S {
         match self.try_wrt(x) {
@@ -72,6 +93,16 @@ impl<'t, S: Scalar> Gradients<'t, S> {
 
     /// `dy/dv` for the statement `id`, or `None` if it does not exist (or these gradients are
     /// stale, see [`try_wrt`](Self::try_wrt)).
+    ///
+    /// ```
+    /// use autograd_core::{NodeId, Tape};
+    /// let tape = Tape::<f64, 8>::new();
+    /// let x = tape.var(3.0);
+    /// let g = tape.backward(x.powi(3))?;
+    /// assert_eq!(g.get(x.id().unwrap()), Some(27.0));
+    /// assert_eq!(g.get(NodeId::from_index(5)), None); // nothing there
+    /// # Ok::<(), autograd_core::TapeError>(())
+    /// ```
     pub fn get(&self, id: NodeId) -> Option<S> {
         self.fresh().ok()?;
         self.tape.node(id).ok().map(|n| n.grad)
@@ -82,6 +113,20 @@ impl<'t, S: Scalar> Gradients<'t, S> {
     /// # Errors
     /// [`TapeError::LengthMismatch`] if the slices differ in length,
     /// [`TapeError::StaleGradients`] if a later sweep replaced these gradients.
+    ///
+    /// ```
+    /// use autograd_core::{Tape, TapeError, Var};
+    /// let tape = Tape::<f64, 16>::new();
+    /// let xs = [tape.var(1.0), tape.var(2.0), tape.var(3.0)];
+    /// let y = Var::dot(&xs, &xs)?; // x · x, gradient 2 x
+    /// let g = tape.backward(y)?;
+    /// let mut out = [0.0; 3];
+    /// g.write_to(&xs, &mut out)?;
+    /// assert_eq!(out, [2.0, 4.0, 6.0]);
+    /// let short = TapeError::LengthMismatch { what: "gradient output", expected: 3, found: 2 };
+    /// assert_eq!(g.write_to(&xs, &mut out[..2]), Err(short));
+    /// # Ok::<(), TapeError>(())
+    /// ```
     pub fn write_to(&self, xs: &[Var<'_, S>], out: &mut [S]) -> Result<(), TapeError> {
         self.fresh()?;
         if xs.len() != out.len() {

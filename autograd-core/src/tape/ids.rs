@@ -23,6 +23,14 @@ impl Mark {
         }
     }
     /// Number of slots before the mark.
+    ///
+    /// ```
+    /// use autograd_core::Tape;
+    /// let tape = Tape::<f64, 8>::new();
+    /// assert!(tape.mark().is_empty());
+    /// let _ = (tape.var(1.0), tape.var(2.0));
+    /// assert_eq!(tape.mark().len(), 2);
+    /// ```
     pub fn len(self) -> usize {
         self.len as usize
     }
@@ -57,6 +65,18 @@ impl NodeId {
     /// The id of the statement whose header is slot `index` on whichever tape it is used with
     /// (checked when used: an index that is not a header is reported as
     /// [`TapeError::UnknownNode`]). Prefer [`Var::id`](crate::Var::id), which also remembers the tape.
+    ///
+    /// ```
+    /// use autograd_core::{NodeId, Tape, TapeError};
+    /// let tape = Tape::<f64, 8>::new();
+    /// let (x, y) = (tape.var(1.0), tape.var(2.0));
+    /// assert_eq!(tape.get(NodeId::from_index(1))?.value(), 2.0);
+    /// let s = (x * y).recorded()?; // 2 operands from slot 2, its header at 4
+    /// assert_eq!(s.id().unwrap().index(), 4);
+    /// let operand = TapeError::UnknownNode { index: 3, len: 5 };
+    /// assert_eq!(tape.get(NodeId::from_index(3)).unwrap_err(), operand);
+    /// # Ok::<(), TapeError>(())
+    /// ```
     pub fn from_index(index: usize) -> Self {
         NodeId {
             index: u32::try_from(index).unwrap_or(POISON - 1),

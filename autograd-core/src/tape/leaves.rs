@@ -109,6 +109,17 @@ impl<S: Scalar> TapeView<S> {
 
 impl<'t, S: Scalar> Leaves<'t, S> {
     /// How many leaves.
+    ///
+    /// ```
+    /// use autograd_core::Tape;
+    /// let tape = Tape::<f64, 8>::new();
+    /// let first = tape.var(0.5).id().unwrap();
+    /// let _ = (tape.var(1.5), tape.var(2.5));
+    /// let leaves = tape.leaves(first, 3)?;
+    /// assert_eq!(leaves.len(), 3);
+    /// assert!(!leaves.is_empty() && tape.leaves(first, 0)?.is_empty());
+    /// # Ok::<(), autograd_core::TapeError>(())
+    /// ```
     pub fn len(&self) -> usize {
         self.values.len()
     }
@@ -120,6 +131,18 @@ impl<'t, S: Scalar> Leaves<'t, S> {
 
     /// The `len` leaves from the `start`-th on (a layer's parameters among a network's), or
     /// `None` if they are not all among these.
+    ///
+    /// ```
+    /// use autograd_core::Tape;
+    /// let tape = Tape::<f64, 8>::new();
+    /// let first = tape.var(0.5).id().unwrap();
+    /// let _ = (tape.var(1.5), tape.var(2.5));
+    /// let leaves = tape.leaves(first, 3)?;
+    /// let last_two = leaves.range(1, 2).unwrap();
+    /// assert_eq!(last_two.get(0).map(|v| v.value()), Some(1.5));
+    /// assert!(leaves.range(2, 2).is_none()); // past the end
+    /// # Ok::<(), autograd_core::TapeError>(())
+    /// ```
     pub fn range(&self, start: usize, len: usize) -> Option<Self> {
         let values = self.values.get(start..start.checked_add(len)?)?;
         Some(Leaves {
@@ -130,6 +153,18 @@ impl<'t, S: Scalar> Leaves<'t, S> {
     }
 
     /// A handle to the `i`-th leaf, or `None` past the end.
+    ///
+    /// ```
+    /// use autograd_core::Tape;
+    /// let tape = Tape::<f64, 8>::new();
+    /// let first = tape.var(0.5).id().unwrap();
+    /// let _ = tape.var(1.5);
+    /// let leaves = tape.leaves(first, 2)?;
+    /// let w = leaves.get(1).unwrap();
+    /// assert_eq!(tape.backward(w * 3.0)?.wrt(w), 3.0);
+    /// assert!(leaves.get(2).is_none());
+    /// # Ok::<(), autograd_core::TapeError>(())
+    /// ```
     pub fn get(&self, i: usize) -> Option<Var<'t, S>> {
         let s = self.values.get(i)?;
         Some(Var::node(self.tape, self.first + i as u32, s.value()))

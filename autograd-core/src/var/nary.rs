@@ -351,6 +351,17 @@ fn nary<'t, S: Scalar>(op: Op, value: S, terms: &impl Terms<'t, S>) -> Var<'t, S
 
 impl<'t, S: Scalar> Var<'t, S> {
     /// `self * a + b` as one operation (one statement at most).
+    ///
+    /// ```
+    /// use autograd_core::Tape;
+    /// let tape = Tape::<f64, 8>::new();
+    /// let (x, a, b) = (tape.var(2.0), tape.var(3.0), tape.var(4.0));
+    /// let y = x.mul_add(a, b); // x a + b
+    /// assert_eq!(y.value(), 10.0);
+    /// let g = tape.backward(y)?;
+    /// assert_eq!((g.wrt(x), g.wrt(a), g.wrt(b)), (3.0, 2.0, 1.0));
+    /// # Ok::<(), autograd_core::TapeError>(())
+    /// ```
     #[inline]
     pub fn mul_add(self, a: Self, b: Self) -> Self {
         let value = self.value * a.value + b.value;
