@@ -39,6 +39,15 @@ const LISTED: usize = 4;
 
 /// An operand of the statement named by an [`Anomaly`]: the statement it refers to, its
 /// operation and value, and the partial derivative recorded for it.
+///
+/// ```
+/// use autograd_core::{AnomalyInput, Op, Tape};
+/// let tape = Tape::<f64, 16>::new();
+/// let x = tape.var(0.0);
+/// let y = x.ln(); // ln(0) = -inf
+/// let input = tape.anomaly(y).unwrap().inputs()[0];
+/// assert_eq!(input, AnomalyInput { index: 0, op: Op::Leaf, value: 0.0, partial: f64::INFINITY });
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct AnomalyInput<S> {
     /// Index of the operand's statement.
@@ -52,6 +61,19 @@ pub struct AnomalyInput<S> {
 }
 
 /// What was non-finite at the statement an [`Anomaly`] names.
+///
+/// ```
+/// use autograd_core::{AnomalyKind, Tape};
+/// let tape = Tape::<f64, 16>::new();
+/// let x = tape.var(0.0);
+/// let y = x.sqrt() * 3.0; // sqrt(0) = 0 is finite, its derivative is not
+/// tape.backward(y)?;
+/// match tape.anomaly(y).unwrap().kind {
+///     AnomalyKind::Gradient { adjoint, local, .. } => assert_eq!((adjoint, local), (3.0, f64::INFINITY)),
+///     other => panic!("{other:?}"),
+/// }
+/// # Ok::<(), autograd_core::TapeError>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum AnomalyKind<S> {
@@ -78,6 +100,15 @@ pub enum AnomalyKind<S> {
 /// The report of a NaN or infinity: the statement where it started, its operation, its operands.
 ///
 /// Its `Display` reads like `statement 12 (ln) produced -inf from operand 7 = 0`.
+///
+/// ```
+/// use autograd_core::{AnomalyKind, Op, Tape};
+/// let tape = Tape::<f64, 16>::new();
+/// let (a, b) = (tape.var(1.0), tape.var(-1.0));
+/// let y = (a + b).ln() + a; // ln(0)
+/// let anomaly = tape.anomaly(y).unwrap();
+/// assert_eq!((anomaly.op, anomaly.kind, anomaly.value), (Op::Ln, AnomalyKind::Value, f64::NEG_INFINITY));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct Anomaly<S> {

@@ -36,6 +36,12 @@ use crate::{
 ///   operations, up to 5e-8 in `f64` (relative to `1 + |g|`). The default leaves room for
 ///   `C` up to ~10^4 in `f64` (close to PyTorch gradcheck's `atol = 1e-5`) and ~10^3 in `f32`,
 ///   while a wrong derivative rule, typically off by O(1), still fails.
+///
+/// ```
+/// use autograd_core::Tolerance;
+/// let t = Tolerance::finite_differences::<f64>();
+/// assert!(t.allows(2.0 + 1e-7, 2.0) && !t.allows(2.1, 2.0));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Tolerance {
     /// Absolute tolerance (matters where the reference is near 0).
@@ -118,6 +124,15 @@ impl Tolerance {
 }
 
 /// One element of a comparison: where, both values, and its errors.
+///
+/// ```
+/// use autograd_core::{compare, Tolerance};
+/// let c = compare(&[3.0, 4.5], &[3.0, 4.0], Tolerance::new(0.0, 1e-3))?;
+/// let worst = c.worst.unwrap();
+/// assert_eq!((worst.index, worst.actual, worst.expected), (1, 4.5, 4.0));
+/// assert_eq!((worst.abs_error, worst.rel_error), (0.5, 0.125));
+/// # Ok::<(), autograd_core::TapeError>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ElementError {
     /// Index into the compared slices.
@@ -143,6 +158,13 @@ impl fmt::Display for ElementError {
 }
 
 /// The result of [`compare`]: pass/fail and the worst element.
+///
+/// ```
+/// use autograd_core::{compare, Tolerance};
+/// let c = compare(&[1.0, 2.0, 3.5], &[1.0, 2.0, 3.0], Tolerance::new(1e-9, 1e-9))?;
+/// assert_eq!((c.passed, c.failures, c.len), (false, 1, 3));
+/// # Ok::<(), autograd_core::TapeError>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Comparison {
     /// `true` if every element is within tolerance.
@@ -233,6 +255,16 @@ pub fn compare<S: Scalar>(
 }
 
 /// Everything [`gradcheck`] found.
+///
+/// ```
+/// use autograd_core::{gradcheck, testkit::Rosenbrock, Tape};
+/// let mut tape = Tape::<f64, 64>::new();
+/// let report = gradcheck(&Rosenbrock, &mut tape, &[-1.2, 1.0, 0.5])?;
+/// assert!(report.reverse_vs_forward.passed && report.reverse_vs_central.passed);
+/// assert!(report.backward_twice_identical && report.values_agree);
+/// assert!(report.passed());
+/// # Ok::<(), autograd_core::TapeError>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GradcheckReport {
     /// Reverse-mode gradient (checked) vs forward mode (reference).

@@ -70,12 +70,34 @@ const FRAC: u32 = 16;
 
 impl Q16 {
     /// Poison: the result of an overflow or of an undefined operation.
+    ///
+    /// ```
+    /// use autograd_core::{Number, Q16};
+    /// assert!((Q16::MAX + Q16::STEP).is_poison()); // overflow
+    /// assert!((Q16::POISON * Q16::from_f64(0.0)).is_poison()); // poison is sticky
+    /// ```
     pub const POISON: Q16 = Q16(POISON);
     /// The largest value, 32767.99998.
+    ///
+    /// ```
+    /// use autograd_core::{Number, Q16};
+    /// assert_eq!(Q16::MAX.to_f64(), 32768.0 - 1.0 / 65536.0);
+    /// ```
     pub const MAX: Q16 = Q16(i32::MAX);
     /// The smallest value, -32767.99998.
+    ///
+    /// ```
+    /// use autograd_core::{Number, Q16};
+    /// assert_eq!(Q16::MIN.to_f64(), -Q16::MAX.to_f64()); // symmetric: the poison pattern is below it
+    /// ```
     pub const MIN: Q16 = Q16(-i32::MAX);
     /// One step, 2^-16.
+    ///
+    /// ```
+    /// use autograd_core::{Number, Q16};
+    /// assert_eq!(Q16::STEP.to_f64(), 1.0 / 65536.0);
+    /// assert_eq!((Q16::from_f64(1.0) + Q16::STEP).to_bits(), 65537);
+    /// ```
     pub const STEP: Q16 = Q16(1);
 
     /// The number whose bits are `bits` (`bits / 65536`; `i32::MIN` is poison).

@@ -28,6 +28,13 @@ macro_rules! operations {
     ) => {
         /// An operation, as recorded on a tape (the label of a statement) and as listed by the
         /// harnesses that check every operation.
+        ///
+        /// ```
+        /// use autograd_core::Op;
+        /// assert_eq!(Op::ALL[0], Op::Leaf);
+        /// assert!(Op::ALL.contains(&Op::Softplus));
+        /// assert_eq!(format!("{}", Op::Ln), "ln");
+        /// ```
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         #[repr(u8)]
         pub enum Op {
@@ -38,6 +45,14 @@ macro_rules! operations {
 
         impl Op {
             /// Every operation, in declaration order.
+            ///
+            /// ```
+            /// use autograd_core::Op;
+            /// // Every operation has a name of its own.
+            /// for (i, a) in Op::ALL.iter().enumerate() {
+            ///     assert!(Op::ALL[..i].iter().all(|b| b.name() != a.name()));
+            /// }
+            /// ```
             pub const ALL: &'static [Op] = &[$(Op::$S,)* $(Op::$B,)* $(Op::$U,)*];
 
             /// Short name used in graph exports and error messages.

@@ -51,6 +51,21 @@ pub const SCRATCH_STACK_BYTES: usize = 32 * 1024;
 /// The largest number of inputs (and, for Jacobians, outputs) a driver accepts without the
 /// `alloc` feature: the largest scratch tier (see [`SCRATCH_STACK_BYTES`], which usually binds
 /// first). With `alloc` there is no such limit.
+///
+/// ```
+/// use autograd_core::{gradient_forward, Function, Number, MAX_DIMENSION};
+/// struct Sum;
+/// impl Function for Sum {
+///     fn eval<T: Number>(&self, x: &[T]) -> T {
+///         Number::sum(x)
+///     }
+/// }
+/// let x = vec![1.0_f32; MAX_DIMENSION];
+/// let mut g = vec![0.0_f32; MAX_DIMENSION];
+/// gradient_forward(&Sum, &x, &mut g)?; // the largest size taken without `alloc`
+/// assert!(g.iter().all(|&d| d == 1.0));
+/// # Ok::<(), autograd_core::TapeError>(())
+/// ```
 pub const MAX_DIMENSION: usize = 4096;
 
 /// Calls `body` with the `len` elements that `elements` yields (taken in order, only once the

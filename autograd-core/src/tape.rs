@@ -44,6 +44,17 @@ pub use slot::{slot_bytes, Layout};
 pub use vars::Vars;
 
 /// A recorded statement, as [`TapeView::node`] reports it.
+///
+/// ```
+/// use autograd_core::{Node, Op, Tape};
+/// let tape = Tape::<f64, 8>::new();
+/// let x = tape.var(2.0);
+/// let y = x.exp().recorded()?; // one operand and a header
+/// let node = tape.node(y.id().unwrap())?;
+/// let e = y.value();
+/// assert_eq!(node, Node { op: Op::Exp, value: e, grad: 0.0, operands: 1 });
+/// # Ok::<(), autograd_core::TapeError>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Node<S> {
     /// The operation that produced the statement (for a preaccumulated statement, the last one).
@@ -90,6 +101,17 @@ pub struct Tape<S: Scalar, const N: usize> {
 
 /// A tape with its capacity erased: the type every [`Var`] points to and where the tape's
 /// methods live. Obtain one by dereferencing a [`Tape`].
+///
+/// ```
+/// use autograd_core::{Tape, TapeView};
+/// // Code that records on a tape of any capacity takes the view.
+/// fn square_on(tape: &TapeView<f64>, x: f64) -> f64 {
+///     let v = tape.var(x);
+///     tape.backward(v * v).map(|g| g.wrt(v)).unwrap_or(f64::NAN)
+/// }
+/// assert_eq!(square_on(&Tape::<f64, 4>::new(), 3.0), 6.0);
+/// assert_eq!(square_on(&Tape::<f64, 1024>::new(), 0.5), 1.0);
+/// ```
 pub struct TapeView<S: Scalar, B: ?Sized = [<S as Layout>::Unit]> {
     /// The first recording failure; sticky until the tape is rewound.
     error: Cell<Option<TapeError>>,
@@ -126,6 +148,13 @@ impl<S: Scalar, const N: usize> Tape<S, N> {
     const CAPACITY_FITS: () = assert!(N <= MAX_CAPACITY, "a tape holds at most 2^31 - 1 slots");
 
     /// An empty tape.
+    ///
+    /// ```
+    /// use autograd_core::Tape;
+    /// // On the stack (or in a `static` on a microcontroller): 64 slots of 12 bytes in `f32`.
+    /// let tape = Tape::<f32, 64>::new();
+    /// assert_eq!((tape.len(), tape.capacity()), (0, 64));
+    /// ```
     pub const fn new() -> Self {
         #[allow(clippy::let_unit_value)]
         let () = Self::CAPACITY_FITS;

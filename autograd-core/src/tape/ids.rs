@@ -8,6 +8,17 @@ use super::{TapeView, POISON};
 /// Position on a tape, returned by [`TapeView::mark`] and accepted by [`TapeView::rewind`] and
 /// [`TapeView::backward_above`]. It remembers its tape: another tape refuses it
 /// ([`TapeError::ForeignId`]).
+///
+/// ```
+/// use autograd_core::Tape;
+/// let mut tape = Tape::<f64, 8>::new();
+/// let _ = tape.var(1.0);
+/// let mark = tape.mark();
+/// let _ = (tape.var(2.0), tape.var(3.0));
+/// assert!(mark < tape.mark()); // marks order by position
+/// tape.rewind(mark);
+/// assert_eq!(tape.mark(), mark);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Mark {
     pub(crate) len: u32,

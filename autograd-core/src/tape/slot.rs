@@ -20,6 +20,12 @@ const COUNT_MASK: u32 = LAYER - 1;
 pub(crate) const POISON: u32 = u32::MAX;
 
 /// The largest capacity a [`Tape`](super::Tape) may have, in slots.
+///
+/// ```
+/// use autograd_core::{Tape, MAX_CAPACITY};
+/// assert_eq!(MAX_CAPACITY, (1 << 31) - 1);
+/// let _fits = Tape::<f32, 16>::new(); // a `Tape<S, N>` with N > MAX_CAPACITY does not compile
+/// ```
 pub const MAX_CAPACITY: usize = (HEADER - 1) as usize;
 /// The most operands one statement's header can count: a statement with more (a `sum`, `dot` or
 /// `affine` of millions of terms) is written as a chain of statements (`write.rs`, `spread`),

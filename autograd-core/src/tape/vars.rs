@@ -61,6 +61,16 @@ impl<S: Scalar> TapeView<S> {
 }
 
 /// The handles of leaves recorded by [`TapeView::vars`], in order.
+///
+/// ```
+/// use autograd_core::Tape;
+/// let tape = Tape::<f64, 8>::new();
+/// let mut vars = tape.vars(&[1.0, 2.0]);
+/// let (x, y) = (vars.next().unwrap(), vars.next().unwrap());
+/// assert!(vars.next().is_none());
+/// assert_eq!(tape.backward(x * y)?.wrt(y), 1.0);
+/// # Ok::<(), autograd_core::TapeError>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct Vars<'t, 'v, S: Scalar> {
     tape: &'t TapeView<S>,
