@@ -47,6 +47,12 @@ impl Func {
     ];
 
     /// Its name, as written.
+    ///
+    /// ```
+    /// use autograd_expr::Func;
+    /// assert_eq!(Func::Softplus.name(), "softplus");
+    /// assert!(Func::ALL.iter().all(|&(n, f)| f.name() == n));
+    /// ```
     pub fn name(self) -> &'static str {
         Func::ALL
             .iter()
@@ -55,6 +61,14 @@ impl Func {
     }
 
     /// `self(x)` over any [`Number`].
+    ///
+    /// ```
+    /// use autograd_core::Dual;
+    /// use autograd_expr::Func;
+    /// assert_eq!(Func::Relu.apply(-2.0_f64), 0.0);
+    /// let y = Func::Exp.apply(Dual::variable(0.0_f64)); // e^0, derivative e^0
+    /// assert_eq!((y.re, y.eps), (1.0, 1.0));
+    /// ```
     pub fn apply<T: Number>(self, x: T) -> T {
         match self {
             Func::Exp => x.exp(),
@@ -107,6 +121,13 @@ pub enum Op {
 
 impl Op {
     /// The operands as an array and a count (`([a, b], 2)`).
+    ///
+    /// ```
+    /// use autograd_expr::{Func, Op};
+    /// assert_eq!(Op::Mul(0, 2).args(), ([0, 2], 2));
+    /// assert_eq!(Op::Call(Func::Sin, 1).args(), ([1, 0], 1));
+    /// assert_eq!(Op::Const(2.5).args().1, 0);
+    /// ```
     pub fn args(&self) -> ([usize; 2], usize) {
         match *self {
             Op::Const(_) | Op::Input(_) => ([0, 0], 0),
@@ -124,6 +145,15 @@ impl Op {
     }
 
     /// The operation applied to already computed operand values `v` (inputs from `x`).
+    ///
+    /// ```
+    /// use autograd_expr::Op;
+    /// let x = [3.0_f64];
+    /// let v = [3.0, 2.0]; // the values of operations 0 and 1
+    /// assert_eq!(Op::Input(0).apply(&v, &x), 3.0);
+    /// assert_eq!(Op::Powi(0, 2).apply(&v, &x), 9.0);
+    /// assert_eq!(Op::Sub(1, 0).apply(&v, &x), -1.0);
+    /// ```
     pub fn apply<T: Number>(&self, v: &[T], x: &[T]) -> T {
         match *self {
             Op::Const(c) => T::from_f64(c),
@@ -144,6 +174,14 @@ impl Op {
     }
 
     /// A short label for a graph node: `+`, `*`, `^3`, `tanh`, `x1`, `2.5`.
+    ///
+    /// ```
+    /// use autograd_expr::{Func, Op};
+    /// let inputs = ["x1".to_string()];
+    /// assert_eq!(Op::Input(0).label(&inputs), "x1");
+    /// assert_eq!(Op::Powi(0, 3).label(&inputs), "^3");
+    /// assert_eq!(Op::Call(Func::Tanh, 0).label(&inputs), "tanh");
+    /// ```
     pub fn label(&self, inputs: &[String]) -> String {
         match self {
             Op::Const(c) => format!("{c}"),
@@ -191,26 +229,64 @@ pub struct Expr {
 
 impl Expr {
     /// The operations, in evaluation order.
+    ///
+    /// ```
+    /// use autograd_expr::{parse, Op};
+    /// let f = parse("2 * x")?;
+    /// assert_eq!(f.ops(), [Op::Const(2.0), Op::Input(0), Op::Mul(0, 1)]);
+    /// # Ok::<(), autograd_expr::ParseError>(())
+    /// ```
     pub fn ops(&self) -> &[Op] {
         &self.ops
     }
 
     /// The index of the operation whose value is the result.
+    ///
+    /// ```
+    /// use autograd_expr::{parse, Op};
+    /// let f = parse("a = x + 1; a * a")?;
+    /// assert!(matches!(f.ops()[f.root()], Op::Mul(..)));
+    /// assert_eq!(f.root(), f.ops().len() - 1);
+    /// # Ok::<(), autograd_expr::ParseError>(())
+    /// ```
     pub fn root(&self) -> usize {
         self.root
     }
 
     /// The input names, in order of first use (the order [`Expr::eval`] takes them in).
+    ///
+    /// ```
+    /// let f = autograd_expr::parse("y * x + y")?;
+    /// assert_eq!(f.inputs(), ["y", "x"]); // the order of first use
+    /// # Ok::<(), autograd_expr::ParseError>(())
+    /// ```
     pub fn inputs(&self) -> &[String] {
         &self.inputs
     }
 
     /// The name an assignment gave operation `i` (`c` in `c = a + b`), if any.
+    ///
+    /// ```
+    /// let f = autograd_expr::parse("c = a + b; c * 2")?;
+    /// let sum = f.ops().iter().position(|op| matches!(op, autograd_expr::Op::Add(..))).unwrap();
+    /// assert_eq!(f.name(sum), Some("c"));
+    /// assert_eq!(f.name(f.root()), None);
+    /// # Ok::<(), autograd_expr::ParseError>(())
+    /// ```
     pub fn name(&self, i: usize) -> Option<&str> {
         self.names[i].as_deref()
     }
 
     /// The index of the operation reading input `k`, if the expression has one.
+    ///
+    /// ```
+    /// use autograd_expr::Op;
+    /// let f = autograd_expr::parse("3 * x")?;
+    /// let i = f.input_op(0).unwrap();
+    /// assert_eq!(f.ops()[i], Op::Input(0));
+    /// assert_eq!(f.input_op(1), None);
+    /// # Ok::<(), autograd_expr::ParseError>(())
+    /// ```
     pub fn input_op(&self, k: usize) -> Option<usize> {
         self.ops.iter().position(|op| *op == Op::Input(k))
     }
@@ -220,6 +296,14 @@ impl Expr {
     ///
     /// # Errors
     /// A message naming the input missing from `names`, or a name given twice.
+    ///
+    /// ```
+    /// let f = autograd_expr::parse("x - y")?;
+    /// let g = f.with_input_order(&["y", "x", "z"]).unwrap();
+    /// assert_eq!(g.eval(&[1.0_f64, 10.0, 0.0]), 9.0); // x = 10, y = 1
+    /// assert_eq!(f.with_input_order(&["x"]).unwrap_err(), "no value for `y`");
+    /// # Ok::<(), autograd_expr::ParseError>(())
+    /// ```
     pub fn with_input_order(&self, names: &[&str]) -> Result<Expr, String> {
         for (i, n) in names.iter().enumerate() {
             if names[..i].contains(n) {
@@ -247,6 +331,14 @@ impl Expr {
     ///
     /// # Panics
     /// If `x.len()` differs from the number of inputs.
+    ///
+    /// ```
+    /// let f = autograd_expr::parse("(x + 1)^2")?;
+    /// let v = f.eval_all(&[2.0_f64]);
+    /// assert_eq!(v[f.root()], 9.0);
+    /// assert!(v.contains(&3.0)); // x + 1 on the way
+    /// # Ok::<(), autograd_expr::ParseError>(())
+    /// ```
     pub fn eval_all<T: Number>(&self, x: &[T]) -> Vec<T> {
         assert_eq!(x.len(), self.inputs.len(), "one value per input");
         let mut v: Vec<T> = Vec::with_capacity(self.ops.len());
@@ -261,6 +353,15 @@ impl Expr {
     ///
     /// # Panics
     /// If `x.len()` differs from the number of inputs.
+    ///
+    /// ```
+    /// use autograd_core::Dual;
+    /// let f = autograd_expr::parse("x * sin(x)")?;
+    /// assert_eq!(f.eval(&[0.0_f64]), 0.0);
+    /// let d = f.eval(&[Dual::variable(0.0_f64)]); // sin x + x cos x at 0
+    /// assert_eq!((d.re, d.eps), (0.0, 0.0));
+    /// # Ok::<(), autograd_expr::ParseError>(())
+    /// ```
     pub fn eval<T: Number>(&self, x: &[T]) -> T {
         self.eval_all(x)[self.root]
     }
@@ -268,6 +369,12 @@ impl Expr {
     /// The expression with every operation in parentheses, as the parser read it:
     /// `-x^2` reads `-(x^2)`, `2^3^2` reads `2^9` (a constant exponent is computed when
     /// parsing). Named operations appear by name.
+    ///
+    /// ```
+    /// let f = autograd_expr::parse("-x^2 + 2^3^2")?;
+    /// assert_eq!(f.read_as(), "(-(x^2)) + (2^9)"); // the exponent 3^2 computed when parsing
+    /// # Ok::<(), autograd_expr::ParseError>(())
+    /// ```
     pub fn read_as(&self) -> String {
         self.text(self.root, true)
     }
