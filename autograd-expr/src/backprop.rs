@@ -9,6 +9,16 @@
 use crate::{Expr, Func, Op};
 
 /// Values, local partials and gradients of every operation of an [`Expr`] at one point.
+///
+/// ```
+/// // y = x * x + x at 3: dy/dx = 2x + 1 = 7, the two uses of x in the product each given x = 3.
+/// let f = autograd_expr::parse("x * x + x")?;
+/// let b = autograd_expr::backprop(&f, &[3.0]);
+/// assert_eq!((b.values[f.root()], b.input_grads[0]), (12.0, 7.0));
+/// let product = b.values.iter().position(|&v| v == 9.0).unwrap();
+/// assert_eq!((b.partials[product], b.grads[product]), ([3.0, 3.0], 1.0));
+/// # Ok::<(), autograd_expr::ParseError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Backprop {
     /// `values[i]`: the value of operation `i`.

@@ -6,6 +6,12 @@ use core::fmt;
 ///
 /// `start`/`end` count characters (not bytes) from the start of the source, so a caret under
 /// column `start + 1` points at the culprit whatever the script. [`ParseError::render`] draws it.
+///
+/// ```
+/// let err = autograd_expr::parse("sin(x").unwrap_err();
+/// assert_eq!((err.start, err.end), (5, 6)); // at the end of the input
+/// assert!(err.message.ends_with("(the `(` at column 4 is not closed)"));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ParseError {

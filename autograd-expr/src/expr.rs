@@ -4,6 +4,13 @@
 use autograd_core::{Function, Number};
 
 /// A one-argument function of the core ([`Number`]'s methods).
+///
+/// ```
+/// use autograd_expr::{parse, Func, Op};
+/// let f = parse("sigmoid(x)")?;
+/// assert_eq!(f.ops()[f.root()], Op::Call(Func::Sigmoid, 0));
+/// # Ok::<(), autograd_expr::ParseError>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Func {
     /// `exp(x)`
@@ -32,6 +39,11 @@ pub enum Func {
 
 impl Func {
     /// Every function with its name.
+    ///
+    /// ```
+    /// use autograd_expr::Func;
+    /// assert!(Func::ALL.iter().any(|&(name, f)| name == "tanh" && f == Func::Tanh));
+    /// ```
     pub const ALL: [(&'static str, Func); 11] = [
         ("exp", Func::Exp),
         ("ln", Func::Ln),
@@ -87,6 +99,15 @@ impl Func {
 }
 
 /// One operation; operands are indices of earlier operations of the same [`Expr`].
+///
+/// ```
+/// use autograd_expr::{parse, Op};
+/// // A power with a constant integer exponent is `powi`; one with an input, `pow`.
+/// let f = parse("x^2 + x^y")?;
+/// assert!(f.ops().contains(&Op::Powi(0, 2)));
+/// assert!(f.ops().iter().any(|op| matches!(op, Op::Pow(..))));
+/// # Ok::<(), autograd_expr::ParseError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub enum Op {
     /// A number.

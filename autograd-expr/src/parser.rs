@@ -23,8 +23,25 @@ use crate::lexer::{tokenize, Tok, Token};
 use crate::ParseError;
 
 /// Deepest nesting of parentheses, unary signs, powers and calls accepted.
+///
+/// ```
+/// use autograd_expr::{parse, MAX_DEPTH};
+/// let deep = format!("{}x{}", "(".repeat(MAX_DEPTH + 1), ")".repeat(MAX_DEPTH + 1));
+/// assert!(parse(&deep).is_err()); // an error, never a stack overflow
+/// let fine = format!("{}x{}", "(".repeat(8), ")".repeat(8));
+/// assert!(parse(&fine).is_ok());
+/// ```
 pub const MAX_DEPTH: usize = 64;
 /// Most operations an expression may have.
+///
+/// ```
+/// use autograd_expr::{parse, MAX_OPS};
+/// // `x` read once, then one operation a sum: MAX_OPS + 1 operations.
+/// let long = vec!["x"; MAX_OPS + 1].join(" + ");
+/// assert!(parse(&long).is_err());
+/// assert!(parse(&vec!["x"; MAX_OPS].join(" + ")).is_ok());
+/// assert!(parse(&vec!["x"; 100].join(" + ")).is_ok());
+/// ```
 pub const MAX_OPS: usize = 4096;
 
 /// Prefixes of copied Python code that are skipped before a function name (`math.exp(x)`).

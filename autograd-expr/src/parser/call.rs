@@ -124,6 +124,14 @@ impl Parser<'_> {
 }
 
 /// Every function name the parser knows (besides the operators).
+///
+/// ```
+/// use autograd_expr::{parse, FUNCTIONS};
+/// // Each name is a function of one argument or more: `name(x)` or `name(x, y)` parses.
+/// for name in FUNCTIONS {
+///     assert!(parse(&format!("{name}(x)")).is_ok() || parse(&format!("{name}(x, 2)")).is_ok(), "{name}");
+/// }
+/// ```
 pub const FUNCTIONS: [&str; 19] = [
     "exp",
     "ln",
