@@ -44,8 +44,8 @@ pub const fn xor() -> [Sample<2>; 4] {
 
 /// Two interleaving half circles, scikit-learn's `make_moons` formula: `len / 2` points at
 /// `(cos t, sin t)` (label 0) and the rest at `(1 - cos t, 0.5 - sin t)` (label 1), with `t`
-/// evenly spaced over `[0, π]`, then Gaussian noise of standard deviation `noise` added to each
-/// coordinate, then shuffled.
+/// evenly spaced over `[0, π]`, shuffled, then Gaussian noise of standard deviation `noise`
+/// added to each coordinate.
 ///
 /// ```
 /// use autograd_nn::{data, Rng};
@@ -86,6 +86,17 @@ pub fn fill_moons(out: &mut [Sample<2>], noise: f64, rng: &mut Rng) {
 }
 
 /// [`fill_moons`] into a new array, from a seed (micrograd's demo: `moons::<100>(0.1, seed)`).
+///
+/// ```
+/// use autograd_nn::data;
+/// let points = data::moons::<100>(0.1, 1337);
+/// assert_eq!(points.iter().filter(|s| s.y == 1.0).count(), 50); // 100 / 2 on each moon
+/// assert_eq!(points, data::moons::<100>(0.1, 1337)); // the seed determines the set
+/// // Without noise the outer moon's points lie on the unit circle around the origin.
+/// for s in data::moons::<10>(0.0, 1).iter().filter(|s| s.y == 0.0) {
+///     assert!((s.x[0].hypot(s.x[1]) - 1.0).abs() < 1e-12);
+/// }
+/// ```
 pub fn moons<const N: usize>(noise: f64, seed: u64) -> [Sample<2>; N] {
     let mut out = [Sample {
         x: [0.0; 2],
@@ -101,9 +112,14 @@ pub fn moons<const N: usize>(noise: f64, seed: u64) -> [Sample<2>; N] {
 /// taken as 1.
 ///
 /// ```
-/// let data = autograd_nn::data::spiral::<300>(3, 0.2, 7);
-/// assert_eq!(data.iter().filter(|s| s.y == 2.0).count(), 100);
-/// assert!(data.iter().all(|s| s.x[0].hypot(s.x[1]) <= 1.0 + 1e-12));
+/// use autograd_nn::{data, Rng};
+/// let mut points = [data::Sample { x: [0.0; 2], y: 0.0 }; 300];
+/// data::fill_spiral(&mut points, 3, 0.2, &mut Rng::new(7));
+/// assert_eq!(points.iter().filter(|s| s.y == 2.0).count(), 100);
+/// // The radius runs from 0 to 1 along each arm; the noise only turns the angle.
+/// assert!(points.iter().all(|s| s.x[0].hypot(s.x[1]) <= 1.0 + 1e-12));
+/// assert_eq!(points[0].x, [0.0, 0.0]); // the first arm's first point, r = 0
+/// assert!((points[99].x[0].hypot(points[99].x[1]) - 1.0).abs() < 1e-12); // its last, r = 1
 /// ```
 pub fn fill_spiral(out: &mut [Sample<2>], classes: usize, noise: f64, rng: &mut Rng) {
     let classes = classes.max(1);
@@ -127,6 +143,16 @@ pub fn fill_spiral(out: &mut [Sample<2>], classes: usize, noise: f64, rng: &mut 
 }
 
 /// [`fill_spiral`] into a new array, from a seed.
+///
+/// ```
+/// let d = autograd_nn::data::spiral::<30>(3, 0.0, 1);
+/// // Three arms of 10: arm 1 starts at the origin (r = 0); without noise, arm 2 ends at
+/// // r = 1, t = 4 (2 + 1) = 12, the point (sin 12, cos 12).
+/// assert_eq!((d[10].x, d[10].y), ([0.0, 0.0], 1.0));
+/// assert_eq!(d[29].y, 2.0);
+/// assert!((d[29].x[0] - 12f64.sin()).abs() < 1e-12);
+/// assert!((d[29].x[1] - 12f64.cos()).abs() < 1e-12);
+/// ```
 pub fn spiral<const N: usize>(classes: usize, noise: f64, seed: u64) -> [Sample<2>; N] {
     let mut out = [Sample {
         x: [0.0; 2],

@@ -2,8 +2,8 @@
 //! [`autograd_core`], without a heap.
 //!
 //! `autograd-nn` trains the small networks of the seed lesson (XOR) and of micrograd's demo (two
-//! moons) on a host or on a microcontroller. It is `#![no_std]` and never allocates (a large tape for a host goes on the heap with
-//! the core's [`Tape::boxed`](autograd_core::Tape::boxed), feature `alloc`): a network
+//! moons) on a host or on a microcontroller. It is `#![no_std]` and never allocates (a large
+//! tape for a host goes on the heap with the core's `Tape::boxed`, feature `alloc`): a network
 //! is a `Copy` description ([`Mlp`]), its parameters are a plain `[S; P]` array the caller owns,
 //! and a [`Trainer`] reuses one fixed-capacity [`Tape`](autograd_core::Tape) for every step: it
 //! rewinds to the parameters, records the forward pass and the loss, runs one backward sweep

@@ -40,6 +40,17 @@ pub enum Activation {
 
 impl Activation {
     /// Applies the activation to one pre-activation value.
+    ///
+    /// ```
+    /// use autograd_core::Dual;
+    /// use autograd_nn::Activation;
+    /// assert_eq!(Activation::Tanh.apply(0.0_f64), 0.0);
+    /// assert!((Activation::Tanh.apply(0.5_f64) - 0.5_f64.tanh()).abs() < 1e-15);
+    /// assert_eq!(Activation::LeakyRelu(0.1).apply(3.0_f64), 3.0); // x > 0: x
+    /// // Any number type: a dual number carries the derivative, sigmoid'(0) = s (1 - s) = 1/4.
+    /// let y = Activation::Sigmoid.apply(Dual::new(0.0_f64, 1.0));
+    /// assert_eq!((y.re, y.eps), (0.5, 0.25));
+    /// ```
     // (Always inlined: the trainer's layer writer inlines it whole, every activation in one
     // writer; see the `Activate` impl below.)
     #[inline(always)]
@@ -77,9 +88,8 @@ impl<'t, S: Scalar> Activate<'t, S> for Activation {
     }
 }
 
-/// How initial weights are drawn (biases always start at 0, as in micrograd and the seed).
-///
-/// For a layer with `fan_in` inputs and `fan_out` neurons:
+/// How initial weights are drawn (biases always start at 0, as in micrograd and the seed), for
+/// a layer with `fan_in` inputs and `fan_out` neurons.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Init {
     /// Uniform in `[-1, 1)`, whatever the layer size: the seed lesson's and micrograd's
@@ -137,6 +147,14 @@ pub(crate) fn resize<T: Number>(
 
 impl Layer {
     /// `outputs * (inputs + 1)`: each neuron's weights, then its bias.
+    ///
+    /// ```
+    /// use autograd_nn::{Activation, Mlp};
+    /// let xor = Mlp::new([2, 4, 1], Activation::Tanh, Activation::Tanh);
+    /// let counts: Vec<usize> = xor.layers().map(|l| l.param_count()).collect();
+    /// // 4 neurons of 2 weights and a bias, then 1 neuron of 4 weights and a bias.
+    /// assert_eq!(counts, [4 * (2 + 1), 4 + 1]);
+    /// ```
     pub const fn param_count(&self) -> usize {
         self.outputs * (self.inputs + 1)
     }
@@ -177,6 +195,14 @@ impl<const D: usize> Mlp<D> {
     /// # Panics
     /// If the sizes are invalid (see [`try_new`](Self::try_new)); in a `const` item that is a
     /// compile-time error.
+    ///
+    /// ```
+    /// use autograd_nn::{Activation, Mlp};
+    /// // The seed lesson's network: 2 inputs, 4 tanh neurons, 1 tanh output.
+    /// const XOR: Mlp<3> = Mlp::new([2, 4, 1], Activation::Tanh, Activation::Tanh);
+    /// assert_eq!((XOR.inputs(), XOR.outputs()), (2, 1));
+    /// assert_eq!(XOR.param_count(), 4 * (2 + 1) + (4 + 1));
+    /// ```
     pub const fn new(sizes: [usize; D], hidden: Activation, output: Activation) -> Self {
         match Self::try_new(sizes, hidden, output) {
             Ok(m) => m,
@@ -186,6 +212,16 @@ impl<const D: usize> Mlp<D> {
 
     /// A network with the given sizes, or why they cannot make one: fewer than two sizes, a size
     /// of 0, or one above [`MAX_WIDTH`].
+    ///
+    /// ```
+    /// use autograd_nn::{Activation, Mlp, NnError, MAX_WIDTH};
+    /// let a = Activation::Relu;
+    /// assert!(Mlp::try_new([2, MAX_WIDTH, 1], a, a).is_ok());
+    /// let too_wide = NnError::LayerTooWide { layer: 1, width: MAX_WIDTH + 1 };
+    /// assert_eq!(Mlp::try_new([2, MAX_WIDTH + 1, 1], a, a), Err(too_wide));
+    /// assert_eq!(Mlp::try_new([0, 4, 1], a, a), Err(NnError::EmptyLayer { layer: 0 }));
+    /// assert_eq!(Mlp::try_new([3], a, a), Err(NnError::TooFewLayers));
+    /// ```
     pub const fn try_new(
         sizes: [usize; D],
         hidden: Activation,
@@ -215,31 +251,71 @@ impl<const D: usize> Mlp<D> {
     }
 
     /// The sizes, inputs first.
+    ///
+    /// ```
+    /// use autograd_nn::{Activation, Mlp};
+    /// let m = Mlp::new([2, 16, 16, 1], Activation::Relu, Activation::Linear);
+    /// assert_eq!(m.sizes(), [2, 16, 16, 1]);
+    /// ```
     pub const fn sizes(&self) -> [usize; D] {
         self.sizes
     }
 
     /// Number of inputs.
+    ///
+    /// ```
+    /// use autograd_nn::{Activation, Mlp};
+    /// let m = Mlp::new([2, 8, 3], Activation::Relu, Activation::Linear);
+    /// assert_eq!(m.inputs(), 2);
+    /// ```
     pub const fn inputs(&self) -> usize {
         self.sizes[0]
     }
 
     /// Number of outputs.
+    ///
+    /// ```
+    /// use autograd_nn::{Activation, Mlp};
+    /// let m = Mlp::new([2, 8, 3], Activation::Relu, Activation::Linear);
+    /// assert_eq!(m.outputs(), 3); // e.g. three class scores
+    /// ```
     pub const fn outputs(&self) -> usize {
         self.sizes[D - 1]
     }
 
     /// The hidden layers' activation.
+    ///
+    /// ```
+    /// use autograd_nn::{Activation, Mlp};
+    /// let m = Mlp::new([2, 16, 16, 1], Activation::Relu, Activation::Linear);
+    /// assert_eq!(m.hidden_activation(), Activation::Relu);
+    /// ```
     pub const fn hidden_activation(&self) -> Activation {
         self.hidden
     }
 
     /// The output layer's activation.
+    ///
+    /// ```
+    /// use autograd_nn::{Activation, Mlp};
+    /// let m = Mlp::new([2, 16, 16, 1], Activation::Relu, Activation::Linear);
+    /// assert_eq!(m.output_activation(), Activation::Linear);
+    /// ```
     pub const fn output_activation(&self) -> Activation {
         self.output
     }
 
     /// The `D - 1` layers in order, with their place in the parameter slice.
+    ///
+    /// ```
+    /// use autograd_nn::{Activation, Layer, Mlp};
+    /// let m = Mlp::new([2, 4, 1], Activation::Tanh, Activation::Linear);
+    /// let layers: Vec<Layer> = m.layers().collect();
+    /// let hidden = Layer { inputs: 2, outputs: 4, activation: Activation::Tanh, offset: 0 };
+    /// // The output layer's parameters follow the hidden layer's 4 * (2 + 1) = 12.
+    /// let out = Layer { inputs: 4, outputs: 1, activation: Activation::Linear, offset: 12 };
+    /// assert_eq!(layers, [hidden, out]);
+    /// ```
     pub fn layers(&self) -> impl Iterator<Item = Layer> + '_ {
         let mut offset = 0;
         (0..D - 1).map(move |l| {
@@ -255,6 +331,15 @@ impl<const D: usize> Mlp<D> {
     }
 
     /// Number of parameters (weights and biases): `sum over layers of n_out * (n_in + 1)`.
+    ///
+    /// ```
+    /// use autograd_nn::{Activation, Mlp};
+    /// const M: Mlp<3> = Mlp::new([3, 5, 2], Activation::Tanh, Activation::Linear);
+    /// assert_eq!(M.param_count(), 5 * (3 + 1) + 2 * (5 + 1));
+    /// assert_eq!(M.param_count(), M.layers().map(|l| l.param_count()).sum::<usize>());
+    /// let params = [0.0_f32; M.param_count()]; // a `const fn`: it sizes the parameter array
+    /// assert_eq!(params.len(), 32);
+    /// ```
     pub const fn param_count(&self) -> usize {
         let mut total = 0;
         let mut l = 0;

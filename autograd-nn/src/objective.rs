@@ -52,6 +52,15 @@ pub struct Stats {
 impl Stats {
     /// `correct / samples`, or `None` when the loss does not classify every sample (a squared
     /// error against real-valued targets: a regression has no accuracy) or the batch is empty.
+    ///
+    /// ```
+    /// use autograd_nn::Stats;
+    /// let s = Stats { loss: 0.3, correct: 3, classified: 4, samples: 4 };
+    /// assert_eq!(s.accuracy(), Some(0.75)); // 3 / 4
+    /// // One sample the loss could not judge: no accuracy; nor for an empty batch.
+    /// assert_eq!(Stats { classified: 3, ..s }.accuracy(), None);
+    /// assert_eq!(Stats { correct: 0, classified: 0, samples: 0, ..s }.accuracy(), None);
+    /// ```
     pub fn accuracy(&self) -> Option<f64> {
         (self.samples > 0 && self.classified == self.samples)
             .then(|| self.correct as f64 / self.samples as f64)
@@ -60,6 +69,16 @@ impl Stats {
 
 impl<L: Loss, const D: usize> Objective<L, D> {
     /// Mean loss, no penalty.
+    ///
+    /// ```
+    /// use autograd_nn::{data, Activation, Mlp, Objective, Reduction, SquaredError};
+    /// let xor = Mlp::new([2, 4, 1], Activation::Tanh, Activation::Tanh);
+    /// let objective = Objective::new(xor, SquaredError);
+    /// assert_eq!((objective.reduction, objective.l2), (Reduction::Mean, 0.0));
+    /// // Zero parameters output 0: each ±1 target costs (0 - ±1)^2 = 1, and the mean is 1.
+    /// assert_eq!(objective.evaluate(&[0.0_f64; 17], &data::xor())?, 1.0);
+    /// # Ok::<(), autograd_nn::NnError>(())
+    /// ```
     pub fn new(model: Mlp<D>, loss: L) -> Self {
         Objective {
             model,
@@ -70,12 +89,31 @@ impl<L: Loss, const D: usize> Objective<L, D> {
     }
 
     /// The same objective with another reduction.
+    ///
+    /// ```
+    /// use autograd_nn::{data, Activation, Mlp, Objective, Reduction, SquaredError};
+    /// let xor = Mlp::new([2, 4, 1], Activation::Tanh, Activation::Tanh);
+    /// let objective = Objective::new(xor, SquaredError).with_reduction(Reduction::Sum);
+    /// // The seed lesson's loss: the sum of the four squared errors (0 - ±1)^2 = 1.
+    /// assert_eq!(objective.evaluate(&[0.0_f64; 17], &data::xor())?, 4.0);
+    /// # Ok::<(), autograd_nn::NnError>(())
+    /// ```
     pub fn with_reduction(mut self, reduction: Reduction) -> Self {
         self.reduction = reduction;
         self
     }
 
     /// The same objective with the penalty `alpha * sum p^2`.
+    ///
+    /// ```
+    /// use autograd_nn::{data::Sample, Activation, Mlp, Objective, SquaredError};
+    /// let line = Mlp::new([1, 1], Activation::Linear, Activation::Linear); // w x + b
+    /// let objective = Objective::new(line, SquaredError).with_l2(0.1);
+    /// // w = 0.5, b = 0 fit the sample (2, 1) exactly: only the penalty 0.1 (0.5^2 + 0^2) is left.
+    /// let loss = objective.evaluate(&[0.5_f64, 0.0], &[Sample { x: [2.0], y: 1.0 }])?;
+    /// assert!((loss - 0.1 * 0.25).abs() < 1e-15);
+    /// # Ok::<(), autograd_nn::NnError>(())
+    /// ```
     pub fn with_l2(mut self, alpha: f64) -> Self {
         self.l2 = alpha;
         self
@@ -123,6 +161,21 @@ impl<L: Loss, const D: usize> Objective<L, D> {
     /// # Errors
     /// [`NnError::EmptyBatch`], [`NnError::LengthMismatch`] (parameters, or the samples' input
     /// size), [`NnError::BadLabel`].
+    ///
+    /// ```
+    /// use autograd_core::Dual;
+    /// use autograd_nn::{data::Sample, Activation, Mlp, NnError, Objective, SquaredError};
+    /// let line = Mlp::new([1, 1], Activation::Linear, Activation::Linear); // w x + b
+    /// let objective = Objective::new(line, SquaredError);
+    /// let batch = [Sample { x: [2.0], y: 1.0 }];
+    /// // (w x + b - y)^2 at w = 1, b = 0: (2 - 1)^2 = 1.
+    /// assert_eq!(objective.evaluate(&[1.0_f64, 0.0], &batch)?, 1.0);
+    /// // On dual numbers seeded along w: d/dw = 2 (w x + b - y) x = 4.
+    /// let l = objective.evaluate(&[Dual::variable(1.0), Dual::constant(0.0)], &batch)?;
+    /// assert_eq!((l.re, l.eps), (1.0, 4.0));
+    /// assert_eq!(objective.evaluate::<f64, 1>(&[1.0, 0.0], &[]), Err(NnError::EmptyBatch));
+    /// # Ok::<(), autograd_nn::NnError>(())
+    /// ```
     pub fn evaluate<T: Number, const I: usize>(
         &self,
         params: &[T],
@@ -170,6 +223,20 @@ impl<L: Loss, const D: usize> Objective<L, D> {
     ///
     /// # Errors
     /// As [`evaluate`](Self::evaluate).
+    ///
+    /// ```
+    /// use autograd_nn::{data::Sample, Activation, Hinge, Mlp, Objective};
+    /// let line = Mlp::new([1, 1], Activation::Linear, Activation::Linear);
+    /// let objective = Objective::new(line, Hinge);
+    /// let sample = |x, y| Sample { x: [x], y };
+    /// let batch = [sample(2.0, 1.0), sample(-1.0, 0.0), sample(0.5, 0.0)];
+    /// // Score s = x: the signs of 2 and -1 match their labels, 0.5's does not (label 0: y = -1).
+    /// let stats = objective.stats(&[1.0_f64, 0.0], &batch)?;
+    /// assert_eq!((stats.correct, stats.classified, stats.samples), (2, 3, 3));
+    /// // Hinge terms relu(1 - y s): 0, 0 and 1.5; their mean is 0.5.
+    /// assert!((stats.loss - 0.5).abs() < 1e-15);
+    /// # Ok::<(), autograd_nn::NnError>(())
+    /// ```
     pub fn stats<S: Scalar, const I: usize>(
         &self,
         params: &[S],

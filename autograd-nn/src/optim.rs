@@ -42,6 +42,17 @@ pub enum LearningRate {
 
 impl LearningRate {
     /// The rate for step `k`.
+    ///
+    /// ```
+    /// use autograd_nn::LearningRate;
+    /// assert_eq!(LearningRate::Constant(0.05).at(1000), 0.05);
+    /// // start + (end - start) k / steps: 0.5 - 0.5 k / 4 until step 4, then 0.
+    /// let ramp = LearningRate::Linear { start: 0.5, end: 0.0, steps: 4 };
+    /// assert_eq!([ramp.at(1), ramp.at(2), ramp.at(4), ramp.at(9)], [0.375, 0.25, 0.0, 0.0]);
+    /// // initial * factor^(k / every), integer division: 1, 1, 0.5, then 0.5^3 at 35 / 10 = 3.
+    /// let decay = LearningRate::Step { initial: 1.0, factor: 0.5, every: 10 };
+    /// assert_eq!([decay.at(0), decay.at(9), decay.at(10), decay.at(35)], [1.0, 1.0, 0.5, 0.125]);
+    /// ```
     pub fn at(&self, k: usize) -> f64 {
         match *self {
             LearningRate::Constant(lr) => lr,
@@ -81,21 +92,50 @@ pub struct Schedule {
 
 impl Schedule {
     /// At step 0 of `lr`.
+    ///
+    /// ```
+    /// use autograd_nn::{LearningRate, Schedule};
+    /// let s = Schedule::new(LearningRate::Constant(0.1));
+    /// assert_eq!((s.steps(), s.rate()), (0, 0.1));
+    /// ```
     pub fn new(lr: LearningRate) -> Self {
         Schedule { lr, k: 0 }
     }
 
     /// The rate of the next update.
+    ///
+    /// ```
+    /// use autograd_nn::{LearningRate, Schedule};
+    /// let mut s = Schedule::new(LearningRate::Linear { start: 1.0, end: 0.0, steps: 4 });
+    /// assert_eq!(s.rate(), 1.0);
+    /// s.advance();
+    /// assert_eq!(s.rate(), 0.75); // step 1: 1 - 1 / 4
+    /// assert_eq!(s.rate(), 0.75); // reading it does not advance
+    /// ```
     pub fn rate(&self) -> f64 {
         self.lr.at(self.k)
     }
 
     /// Number of updates made so far.
+    ///
+    /// ```
+    /// use autograd_nn::{LearningRate, Schedule};
+    /// let mut s = Schedule::new(LearningRate::Constant(0.1));
+    /// for _ in 0..3 { s.advance(); }
+    /// assert_eq!(s.steps(), 3);
+    /// ```
     pub fn steps(&self) -> usize {
         self.k
     }
 
     /// The rate of this update; counts it.
+    ///
+    /// ```
+    /// use autograd_nn::{LearningRate, Schedule};
+    /// let mut s = Schedule::new(LearningRate::Step { initial: 0.8, factor: 0.5, every: 1 });
+    /// assert_eq!([s.advance(), s.advance(), s.advance()], [0.8, 0.4, 0.2]); // 0.8 * 0.5^k
+    /// assert_eq!((s.steps(), s.rate()), (3, 0.1));
+    /// ```
     pub fn advance(&mut self) -> f64 {
         let lr = self.rate();
         self.k += 1;
@@ -138,6 +178,16 @@ pub struct Sgd {
 
 impl Sgd {
     /// Gradient descent with the given schedule.
+    ///
+    /// ```
+    /// use autograd_nn::{LearningRate, Optimizer, Sgd};
+    /// // The rate halves after every step: 0.5, then 0.25.
+    /// let mut sgd = Sgd::new(LearningRate::Step { initial: 0.5, factor: 0.5, every: 1 });
+    /// let mut p = [1.0_f64, 1.0];
+    /// sgd.step(&mut p, &[1.0, -2.0]); // p - 0.5 g = (0.5, 2)
+    /// sgd.step(&mut p, &[1.0, -2.0]); // p - 0.25 g = (0.25, 2.5)
+    /// assert_eq!(p, [0.25, 2.5]);
+    /// ```
     pub fn new(lr: LearningRate) -> Self {
         Sgd {
             schedule: Schedule::new(lr),
@@ -177,6 +227,15 @@ pub struct Momentum<S, const P: usize> {
 
 impl<S: Scalar, const P: usize> Momentum<S, P> {
     /// Momentum `mu` (typically 0.9) with the given schedule.
+    ///
+    /// ```
+    /// use autograd_nn::{LearningRate, Momentum, Optimizer};
+    /// let mut opt = Momentum::new(LearningRate::Constant(0.5), 0.5);
+    /// let mut p = [2.0_f64];
+    /// opt.step(&mut p, &[1.0]); // v = 1, p = 2 - 0.5 * 1 = 1.5
+    /// opt.step(&mut p, &[1.0]); // v = 0.5 * 1 + 1 = 1.5, p = 1.5 - 0.5 * 1.5
+    /// assert_eq!(p, [0.75]);
+    /// ```
     pub fn new(lr: LearningRate, mu: f64) -> Self {
         Momentum {
             schedule: Schedule::new(lr),
@@ -225,11 +284,32 @@ pub struct Adam<S, const P: usize> {
 
 impl<S: Scalar, const P: usize> Adam<S, P> {
     /// Adam with the usual constants `b1 = 0.9`, `b2 = 0.999`, `eps = 1e-8`.
+    ///
+    /// ```
+    /// use autograd_nn::{Adam, LearningRate, Optimizer};
+    /// let mut adam = Adam::new(LearningRate::Constant(0.1));
+    /// let mut p = [0.0_f64, 0.0];
+    /// adam.step(&mut p, &[-3.0, 0.5]);
+    /// adam.step(&mut p, &[-3.0, 0.5]);
+    /// // A constant gradient g gives m_hat = g and v_hat = g^2 at every step: each step moves a
+    /// // parameter by lr g / (|g| + eps), about lr, against the gradient's sign.
+    /// assert!((p[0] - 0.2).abs() < 1e-8 && (p[1] + 0.2).abs() < 1e-8);
+    /// ```
     pub fn new(lr: LearningRate) -> Self {
         Self::with_betas(lr, 0.9, 0.999, 1e-8)
     }
 
     /// Adam with explicit constants.
+    ///
+    /// ```
+    /// use autograd_nn::{Adam, LearningRate, Optimizer};
+    /// // b1 = b2 = 0, eps = 0: m = g, v = g^2 and no bias correction (1 - 0^t = 1), so each
+    /// // step is lr g / |g|: sign descent.
+    /// let mut adam = Adam::with_betas(LearningRate::Constant(0.25), 0.0, 0.0, 0.0);
+    /// let mut p = [1.0_f64, 1.0];
+    /// adam.step(&mut p, &[8.0, -0.5]);
+    /// assert_eq!(p, [0.75, 1.25]);
+    /// ```
     pub fn with_betas(lr: LearningRate, beta1: f64, beta2: f64, eps: f64) -> Self {
         Adam {
             schedule: Schedule::new(lr),

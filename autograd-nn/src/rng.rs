@@ -35,6 +35,14 @@ fn splitmix64(state: &mut u64) -> u64 {
 
 impl Rng {
     /// A generator whose whole stream is determined by `seed`.
+    ///
+    /// ```
+    /// use autograd_nn::Rng;
+    /// let (mut a, mut b) = (Rng::new(7), Rng::new(7));
+    /// // Same seed, same stream.
+    /// assert_eq!([a.next_u64(), a.next_u64()], [b.next_u64(), b.next_u64()]);
+    /// assert_ne!(Rng::new(7).next_u64(), Rng::new(8).next_u64());
+    /// ```
     pub fn new(seed: u64) -> Self {
         let mut sm = seed;
         let s = [
@@ -50,6 +58,14 @@ impl Rng {
     }
 
     /// The next 64 random bits.
+    ///
+    /// ```
+    /// let mut rng = autograd_nn::Rng::new(1);
+    /// assert_ne!(rng.next_u64(), rng.next_u64()); // the stream moves on
+    /// // Each bit is set with probability 1/2: 64 000 bits, about 32 000 ones (sd 126).
+    /// let ones: u32 = (0..1000).map(|_| rng.next_u64().count_ones()).sum();
+    /// assert!((31_000..33_000).contains(&ones), "{ones}");
+    /// ```
     pub fn next_u64(&mut self) -> u64 {
         let s = &mut self.s;
         let result = s[0].wrapping_add(s[3]).rotate_left(23).wrapping_add(s[0]);
@@ -64,11 +80,30 @@ impl Rng {
     }
 
     /// Uniform in `[0, 1)` with 53 random bits.
+    ///
+    /// ```
+    /// let mut rng = autograd_nn::Rng::new(2);
+    /// let xs: Vec<f64> = (0..10_000).map(|_| rng.next_f64()).collect();
+    /// assert!(xs.iter().all(|x| (0.0..1.0).contains(x)));
+    /// // Each value is k / 2^53 for an integer k.
+    /// assert!(xs.iter().all(|x| (x * (1u64 << 53) as f64).fract() == 0.0));
+    /// // Mean 1/2 (the sample mean's sd is 1 / sqrt(12 * 10 000) = 0.003).
+    /// assert!((xs.iter().sum::<f64>() / 1e4 - 0.5).abs() < 0.015);
+    /// ```
     pub fn next_f64(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
     }
 
-    /// Uniform in `[lo, hi)`.
+    /// Uniform in `[lo, hi)`, as `lo + (hi - lo) u` for `u` of [`next_f64`](Self::next_f64):
+    /// where that product rounds up, `hi` itself (for the largest `u`, one draw in 2^53).
+    ///
+    /// ```
+    /// let mut rng = autograd_nn::Rng::new(3);
+    /// let xs: Vec<f64> = (0..10_000).map(|_| rng.uniform(-2.0, 6.0)).collect();
+    /// assert!(xs.iter().all(|x| (-2.0..6.0).contains(x)));
+    /// // Mean (lo + hi) / 2 = 2 (the sample mean's sd is 8 / sqrt(12 * 10 000) = 0.023).
+    /// assert!((xs.iter().sum::<f64>() / 1e4 - 2.0).abs() < 0.12);
+    /// ```
     pub fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
         lo + (hi - lo) * self.next_f64()
     }
@@ -98,6 +133,17 @@ impl Rng {
     }
 
     /// Uniform integer in `0..n` (Lemire's multiply-and-reject, no modulo bias). `n = 0` gives 0.
+    ///
+    /// ```
+    /// let mut rng = autograd_nn::Rng::new(4);
+    /// let mut seen = [0usize; 6];
+    /// for _ in 0..6000 {
+    ///     seen[rng.below(6)] += 1; // always < 6, or the index panics
+    /// }
+    /// // Each value about 1000 times (sd 29).
+    /// assert!(seen.iter().all(|c| (850..1150).contains(c)), "{seen:?}");
+    /// assert_eq!((rng.below(1), rng.below(0)), (0, 0));
+    /// ```
     pub fn below(&mut self, n: usize) -> usize {
         if n == 0 {
             return 0;
@@ -113,6 +159,19 @@ impl Rng {
     }
 
     /// Shuffles a slice in place (Fisher-Yates): every permutation equally likely.
+    ///
+    /// ```
+    /// let mut rng = autograd_nn::Rng::new(5);
+    /// let mut xs = [0, 1, 2, 3, 4, 5, 6, 7];
+    /// rng.shuffle(&mut xs);
+    /// let mut sorted = xs;
+    /// sorted.sort();
+    /// assert_eq!(sorted, [0, 1, 2, 3, 4, 5, 6, 7]); // a permutation: nothing lost or repeated
+    /// // Each element of [0, 1, 2] lands first in about a third of 3000 shuffles (sd 26).
+    /// let mut first = [0usize; 3];
+    /// for _ in 0..3000 { let mut ys = [0, 1, 2]; rng.shuffle(&mut ys); first[ys[0]] += 1; }
+    /// assert!(first.iter().all(|c| (850..1150).contains(c)), "{first:?}");
+    /// ```
     pub fn shuffle<T>(&mut self, xs: &mut [T]) {
         for i in (1..xs.len()).rev() {
             let j = self.below(i + 1);

@@ -29,6 +29,16 @@ pub struct TrainConfig {
 
 impl TrainConfig {
     /// Full batch, `max_steps` updates, no target.
+    ///
+    /// ```
+    /// use autograd_nn::TrainConfig;
+    /// let c = TrainConfig::steps(500);
+    /// assert_eq!((c.max_steps, c.batch_size, c.seed), (500, None, 0));
+    /// assert_eq!((c.target_accuracy, c.target_loss), (None, None));
+    /// // The other fields by struct update:
+    /// let mini = TrainConfig { batch_size: Some(16), seed: 7, ..TrainConfig::steps(500) };
+    /// assert_eq!((mini.max_steps, mini.batch_size), (500, Some(16)));
+    /// ```
     pub const fn steps(max_steps: usize) -> Self {
         TrainConfig {
             max_steps,
@@ -91,9 +101,10 @@ const CHUNK_RESERVE: usize = 4;
 /// loss here is a sum over samples plus a penalty (recorded with the first chunk). Nothing is
 /// allocated: the tape, the parameters and the gradient are all fixed-size.
 ///
-/// Sizing: a sample costs at most [`Mlp::forward_slots`](crate::Mlp::forward_slots) plus a few slots for its loss and the
-/// running sum (inputs are constants, which cost nothing); the penalty costs `2P + 1`. The trainer measures a sample's cost on the first one
-/// and never starts a sample it has no room for. A tape that cannot hold `P` parameters plus one
+/// Sizing: a sample costs at most [`Mlp::forward_slots`](crate::Mlp::forward_slots) plus a few
+/// slots for its loss and the running sum (inputs are constants, which cost nothing); the L2
+/// penalty at most `P + 1` (one statement, an operand a nonzero parameter). The trainer measures
+/// a sample's cost on the first one and never starts a sample it has no room for. A tape that cannot hold `P` parameters plus one
 /// sample is reported as [`NnError::Tape`] with the capacity.
 ///
 /// ```
@@ -110,8 +121,15 @@ const CHUNK_RESERVE: usize = 4;
 /// let mut trainer = Trainer::new(&mut tape, &params)?;
 /// let stats = trainer.gradient(&objective, &params, &data::xor())?;
 /// assert_eq!(stats.samples, 4);
-/// let dloss_dp0 = trainer.grads()[0];
-/// # let _ = dloss_dp0;
+/// // The first parameter's derivative against central differences of the plain loss.
+/// let loss_at = |p0: f64| {
+///     let mut p = params;
+///     p[0] = p0;
+///     objective.evaluate(&p, &data::xor())
+/// };
+/// let h = 1e-6;
+/// let central = (loss_at(params[0] + h)? - loss_at(params[0] - h)?) / (2.0 * h);
+/// assert!((trainer.grads()[0] - central).abs() < 1e-7);
 /// # Ok::<(), autograd_nn::NnError>(())
 /// ```
 pub struct Trainer<'t, S: Scalar, const P: usize> {
@@ -130,6 +148,21 @@ impl<'t, S: Scalar, const P: usize> Trainer<'t, S, P> {
     ///
     /// # Errors
     /// [`NnError::Tape`] if the tape cannot hold `P` leaves.
+    ///
+    /// ```
+    /// use autograd_core::{Tape, TapeError};
+    /// use autograd_nn::{NnError, Trainer};
+    /// let params = [0.5_f64, -1.0, 2.0];
+    /// let mut tape = Tape::<f64, 16>::new();
+    /// let trainer = Trainer::new(&mut tape, &params)?;
+    /// assert_eq!((trainer.sweeps(), trainer.slots_per_sample()), (0, 0)); // nothing computed yet
+    /// drop(trainer);
+    /// assert_eq!(tape.len(), 3); // the parameters, one leaf each
+    /// let mut small = Tape::<f64, 2>::new();
+    /// let full = TapeError::CapacityExceeded { capacity: 2, needed: 3 };
+    /// assert_eq!(Trainer::new(&mut small, &params).err(), Some(NnError::Tape(full)));
+    /// # Ok::<(), autograd_nn::NnError>(())
+    /// ```
     pub fn new(tape: &'t mut TapeView<S>, params: &[S; P]) -> Result<Self, NnError> {
         tape.clear();
         if P > tape.capacity() {
@@ -156,17 +189,69 @@ impl<'t, S: Scalar, const P: usize> Trainer<'t, S, P> {
     }
 
     /// The gradient of the last [`gradient`](Self::gradient) call.
+    ///
+    /// ```
+    /// use autograd_core::Tape;
+    /// use autograd_nn::{data::Sample, Activation, Mlp, Objective, SquaredError, Trainer};
+    /// let line = Mlp::new([1, 1], Activation::Linear, Activation::Linear); // w x + b
+    /// let objective = Objective::new(line, SquaredError);
+    /// let params = [1.0_f64, 0.0]; // w, b
+    /// let mut tape = Tape::<f64, 64>::new();
+    /// let mut trainer = Trainer::new(&mut tape, &params)?;
+    /// assert_eq!(trainer.grads(), &[0.0, 0.0]); // before any gradient
+    /// trainer.gradient(&objective, &params, &[Sample { x: [2.0], y: 1.0 }])?;
+    /// // (w x + b - y)^2 at (1, 0): d/dw = 2 (2 - 1) 2 = 4, d/db = 2 (2 - 1) = 2.
+    /// assert_eq!(trainer.grads(), &[4.0, 2.0]);
+    /// # Ok::<(), autograd_nn::NnError>(())
+    /// ```
     pub fn grads(&self) -> &[S; P] {
         &self.grads
     }
 
     /// Backward sweeps the last [`gradient`](Self::gradient) call made (1 when the whole batch
     /// fits on the tape).
+    ///
+    /// ```
+    /// use autograd_core::Tape;
+    /// use autograd_nn::{data, Activation, Mlp, Objective, SquaredError, Trainer};
+    /// const XOR: Mlp<3> = Mlp::new([2, 4, 1], Activation::Tanh, Activation::Tanh);
+    /// let objective = Objective::new(XOR, SquaredError);
+    /// let params = [0.5_f64; XOR.param_count()];
+    /// let mut big = Tape::<f64, 256>::new();
+    /// let mut whole = Trainer::new(&mut big, &params)?;
+    /// whole.gradient(&objective, &params, &data::xor())?;
+    /// assert_eq!(whole.sweeps(), 1);
+    /// // Room for the parameters and one sample by its bound, `forward_slots` (34) and 8 slots
+    /// // for the loss and sums; not for four samples, which take 4 (2 + 1 + 4 + 4 + 1 + 1) = 52
+    /// // for their layer statements alone: more than one sweep, at most one per sample.
+    /// let mut small = Tape::<f64, { XOR.param_count() + XOR.forward_slots() + 8 }>::new();
+    /// let mut chunked = Trainer::new(&mut small, &params)?;
+    /// chunked.gradient(&objective, &params, &data::xor())?;
+    /// assert!((2..=4).contains(&chunked.sweeps()), "{}", chunked.sweeps());
+    /// // Same gradient, up to rounding.
+    /// assert!(chunked.grads().iter().zip(whole.grads()).all(|(a, b)| (a - b).abs() < 1e-12));
+    /// # Ok::<(), autograd_nn::NnError>(())
+    /// ```
     pub fn sweeps(&self) -> usize {
         self.sweeps
     }
 
     /// Tape slots one sample took, as measured (0 before the first sample).
+    ///
+    /// ```
+    /// use autograd_core::Tape;
+    /// use autograd_nn::{data, Activation, Mlp, Objective, SquaredError, Trainer};
+    /// const XOR: Mlp<3> = Mlp::new([2, 4, 1], Activation::Tanh, Activation::Tanh);
+    /// let params = [0.5_f64; XOR.param_count()];
+    /// let mut tape = Tape::<f64, 256>::new();
+    /// let mut trainer = Trainer::new(&mut tape, &params)?;
+    /// assert_eq!(trainer.slots_per_sample(), 0);
+    /// trainer.gradient(&Objective::new(XOR, SquaredError), &params, &data::xor())?;
+    /// // At most the forward pass's bound, plus a few slots for the loss and the running sum.
+    /// let per_sample = trainer.slots_per_sample();
+    /// assert!(per_sample > 0 && per_sample <= XOR.forward_slots() + 5, "{per_sample}");
+    /// # Ok::<(), autograd_nn::NnError>(())
+    /// ```
     pub fn slots_per_sample(&self) -> usize {
         self.slots_per_sample
     }
@@ -177,6 +262,23 @@ impl<'t, S: Scalar, const P: usize> Trainer<'t, S, P> {
     /// # Errors
     /// As [`Objective::evaluate`]; [`NnError::Tape`] if the tape cannot hold the parameters
     /// plus one sample (or plus the penalty).
+    ///
+    /// ```
+    /// use autograd_core::Tape;
+    /// use autograd_nn::{data::Sample, Activation, Mlp, Objective, SquaredError, Trainer};
+    /// let line = Mlp::new([1, 1], Activation::Linear, Activation::Linear); // w x + b
+    /// let objective = Objective::new(line, SquaredError);
+    /// let params = [1.0_f64, 0.0]; // w, b
+    /// let mut tape = Tape::<f64, 64>::new();
+    /// let mut trainer = Trainer::new(&mut tape, &params)?;
+    /// let batch = [Sample { x: [2.0], y: 1.0 }, Sample { x: [-1.0], y: 0.0 }];
+    /// let stats = trainer.gradient(&objective, &params, &batch)?;
+    /// // Residuals w x + b - y: 1 and -1. The mean loss is (1 + 1) / 2 = 1;
+    /// // d/dw = (2 (1) (2) + 2 (-1) (-1)) / 2 = 3 and d/db = (2 (1) + 2 (-1)) / 2 = 0.
+    /// assert_eq!((stats.loss, *trainer.grads()), (1.0, [3.0, 0.0]));
+    /// assert_eq!(stats.accuracy(), None); // real-valued targets: a regression has no accuracy
+    /// # Ok::<(), autograd_nn::NnError>(())
+    /// ```
     pub fn gradient<L: Loss, const D: usize, const I: usize>(
         &mut self,
         objective: &Objective<L, D>,
@@ -371,6 +473,33 @@ impl<'t, S: Scalar, const P: usize> Trainer<'t, S, P> {
     /// [`NnError::BadLabel`] for the whole data set, checked first); [`NnError::BadBatchSize`];
     /// [`NnError::NotFinite`]; [`NnError::NoAccuracy`] for a target accuracy the loss cannot
     /// measure.
+    ///
+    /// ```
+    /// use core::ops::ControlFlow;
+    /// use autograd_core::Tape;
+    /// use autograd_nn::{data::Sample, Activation, LearningRate, Mlp, Objective, Sgd, SquaredError,
+    ///                   Stop, TrainConfig, Trainer};
+    /// // Fit y = 2x - 1 at x = -1, 0, 1 with a line w x + b, from w = b = 0: 20 steps of lr 0.1.
+    /// let line = Mlp::new([1, 1], Activation::Linear, Activation::Linear);
+    /// let objective = Objective::new(line, SquaredError);
+    /// let mut data = [-1.0, 0.0, 1.0].map(|x| Sample { x: [x], y: 2.0 * x - 1.0 });
+    /// let (mut params, mut sgd) = ([0.0_f64; 2], Sgd::new(LearningRate::Constant(0.1)));
+    /// let mut tape = Tape::<f64, 64>::new();
+    /// let mut trainer = Trainer::new(&mut tape, &params)?;
+    /// let config = TrainConfig::steps(20);
+    /// let outcome = trainer.train(&objective, &mut params, &mut data, &mut sgd, &config, |p| {
+    ///     // At w = b = 0 the loss is the mean of (-3)^2, (-1)^2 and 1^2.
+    ///     assert!(p.step > 0 || (p.loss - 11.0 / 3.0).abs() < 1e-15);
+    ///     ControlFlow::Continue(())
+    /// })?;
+    /// assert_eq!((outcome.updates, outcome.stop), (20, Stop::StepBudget));
+    /// // The gradient is (4/3 (w - 2), 2 (b + 1)) (mean x = 0, mean x^2 = 2/3): each step
+    /// // multiplies w - 2 by 1 - 0.1 (4/3) = 13/15 and b + 1 by 1 - 0.1 (2) = 0.8, so after 20
+    /// // steps w = 2 - 2 (13/15)^20 and b = -1 + 0.8^20.
+    /// assert!((params[0] - (2.0 - 2.0 * (13.0 / 15.0_f64).powi(20))).abs() < 1e-12);
+    /// assert!((params[1] - (0.8_f64.powi(20) - 1.0)).abs() < 1e-12);
+    /// # Ok::<(), autograd_nn::NnError>(())
+    /// ```
     // Inlined into its caller, where the `TrainConfig` is usually a constant: the paths it does
     // not take (mini-batches, shuffling) then fold away. Out of line, on the soft-float parts,
     // they stayed, and the minimal firmware's flash grew by 10 KB (about 40 %) on the M0 and M3

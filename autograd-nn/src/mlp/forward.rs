@@ -109,6 +109,20 @@ impl<const D: usize> Mlp<D> {
     ///
     /// # Errors
     /// [`NnError::LengthMismatch`] if a slice has the wrong length.
+    ///
+    /// ```
+    /// use autograd_nn::{Activation, Mlp};
+    /// // [2, 2, 1], relu hidden, linear out. Neuron 1: w = (0.5, -1), b = 0.25; neuron 2:
+    /// // w = (2, 1), b = -1; output: w = (1, -2), b = 0.5.
+    /// let m = Mlp::new([2, 2, 1], Activation::Relu, Activation::Linear);
+    /// let p = [0.5, -1.0, 0.25, 2.0, 1.0, -1.0, 1.0, -2.0, 0.5];
+    /// let mut out = [0.0];
+    /// m.forward(&p, &[1.0, 0.5], &mut out)?;
+    /// // h = (relu(0.25 + 0.5 - 0.5), relu(-1 + 2 + 0.5)) = (0.25, 1.5); 0.5 + 0.25 - 3 = -2.25.
+    /// assert_eq!(out, [-2.25]);
+    /// assert!(m.forward(&p[..8], &[1.0, 0.5], &mut out).is_err()); // 9 parameters needed
+    /// # Ok::<(), autograd_nn::NnError>(())
+    /// ```
     pub fn forward<T: Number>(
         &self,
         params: &[T],
