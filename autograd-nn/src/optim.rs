@@ -193,6 +193,37 @@ impl Sgd {
             schedule: Schedule::new(lr),
         }
     }
+
+    /// The learning rate the next step will use: [`Optimizer::learning_rate`], callable as a
+    /// method (`Sgd` is an optimizer for every scalar and size, so the trait's method needs
+    /// them named: `Optimizer::<f64, 2>::learning_rate(&sgd)`).
+    ///
+    /// ```
+    /// use autograd_nn::{LearningRate, Optimizer, Sgd};
+    /// let mut sgd = Sgd::new(LearningRate::Linear { start: 1.0, end: 0.0, steps: 4 });
+    /// assert_eq!(sgd.learning_rate(), 1.0);
+    /// sgd.step(&mut [1.0_f64], &[1.0]);
+    /// assert_eq!(sgd.learning_rate(), 0.75); // 1 - 1 / 4
+    /// ```
+    pub fn learning_rate(&self) -> f64 {
+        self.schedule.rate()
+    }
+
+    /// Number of updates made so far: [`Optimizer::steps`], callable as a method (see
+    /// [`learning_rate`](Self::learning_rate)).
+    ///
+    /// ```
+    /// use autograd_nn::{LearningRate, Optimizer, Sgd};
+    /// let mut sgd = Sgd::new(LearningRate::Constant(0.1));
+    /// let mut p = [1.0_f32, 2.0];
+    /// for _ in 0..3 {
+    ///     sgd.step(&mut p, &[0.0, 0.0]);
+    /// }
+    /// assert_eq!(sgd.steps(), 3);
+    /// ```
+    pub fn steps(&self) -> usize {
+        self.schedule.steps()
+    }
 }
 
 impl<S: Scalar, const P: usize> Optimizer<S, P> for Sgd {
