@@ -309,20 +309,23 @@ impl<const D: usize> Mlp<D> {
     ///
     /// ```
     /// use autograd_nn::{Activation, Layer, Mlp};
-    /// let m = Mlp::new([2, 4, 1], Activation::Tanh, Activation::Linear);
-    /// let layers: Vec<Layer> = m.layers().collect();
+    /// // The iterator borrows nothing: it may outlive the description.
+    /// let mut layers = Mlp::new([2, 4, 1], Activation::Tanh, Activation::Linear).layers();
     /// let hidden = Layer { inputs: 2, outputs: 4, activation: Activation::Tanh, offset: 0 };
     /// // The output layer's parameters follow the hidden layer's 4 * (2 + 1) = 12.
     /// let out = Layer { inputs: 4, outputs: 1, activation: Activation::Linear, offset: 12 };
-    /// assert_eq!(layers, [hidden, out]);
+    /// assert_eq!((layers.next(), layers.next(), layers.next()), (Some(hidden), Some(out), None));
     /// ```
-    pub fn layers(&self) -> impl Iterator<Item = Layer> + '_ {
+    pub fn layers(&self) -> impl Iterator<Item = Layer> {
+        // (A copy of the description, a few words: the iterator borrows nothing, so
+        // `Mlp::new(..).layers()` can be kept.)
+        let net = *self;
         let mut offset = 0;
         (0..D - 1).map(move |l| {
             let layer = Layer {
-                inputs: self.sizes[l],
-                outputs: self.sizes[l + 1],
-                activation: if l + 2 == D { self.output } else { self.hidden },
+                inputs: net.sizes[l],
+                outputs: net.sizes[l + 1],
+                activation: if l + 2 == D { net.output } else { net.hidden },
                 offset,
             };
             offset += layer.param_count();
