@@ -73,6 +73,13 @@ pub enum NnError {
     /// A target accuracy was asked of a loss that does not classify these targets (a squared
     /// error against targets other than ±1).
     NoAccuracy,
+    /// An optimizer's constant outside its range (see [`Adam::with_betas`](crate::Adam::with_betas)).
+    BadHyperparameter {
+        /// Its name.
+        name: &'static str,
+        /// The value given.
+        value: f64,
+    },
 }
 
 impl fmt::Display for NnError {
@@ -113,6 +120,11 @@ impl fmt::Display for NnError {
                 f,
                 "training step {step}: the {what} is NaN or infinite; training stopped (check the \
                  learning rate, the data and the initial parameters)"
+            ),
+            NnError::BadHyperparameter { name, value } => write!(
+                f,
+                "optimizer constant `{name}` = {value} is out of its range (Adam's betas in \
+                 [0, 1), eps finite and not negative)"
             ),
             NnError::NoAccuracy => f.write_str(
                 "a target accuracy needs a loss that classifies every sample (a squared error \

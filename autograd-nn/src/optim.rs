@@ -5,6 +5,8 @@
 
 use autograd_core::Scalar;
 
+use crate::NnError;
+
 /// The learning rate as a function of the step number `k` (0 for the first update).
 ///
 /// ```
@@ -327,21 +329,46 @@ impl<S: Scalar, const P: usize> Adam<S, P> {
     /// assert!((p[0] - 0.2).abs() < 1e-8 && (p[1] + 0.2).abs() < 1e-8);
     /// ```
     pub fn new(lr: LearningRate) -> Self {
-        Self::with_betas(lr, 0.9, 0.999, 1e-8)
+        Self::unchecked(lr, 0.9, 0.999, 1e-8)
     }
 
-    /// Adam with explicit constants.
+    /// Adam with explicit constants: `beta1` and `beta2` in `[0, 1)` (a decay of 1 never
+    /// forgets, and its bias correction `1 - beta^t` would divide by 0), `eps` finite and not
+    /// negative.
+    ///
+    /// # Errors
+    /// [`NnError::BadHyperparameter`] naming the first constant out of its range.
     ///
     /// ```
-    /// use autograd_nn::{Adam, LearningRate, Optimizer};
+    /// use autograd_nn::{Adam, LearningRate, NnError, Optimizer};
     /// // b1 = b2 = 0, eps = 0: m = g, v = g^2 and no bias correction (1 - 0^t = 1), so each
     /// // step is lr g / |g|: sign descent.
-    /// let mut adam = Adam::with_betas(LearningRate::Constant(0.25), 0.0, 0.0, 0.0);
+    /// let mut adam = Adam::with_betas(LearningRate::Constant(0.25), 0.0, 0.0, 0.0)?;
     /// let mut p = [1.0_f64, 1.0];
     /// adam.step(&mut p, &[8.0, -0.5]);
     /// assert_eq!(p, [0.75, 1.25]);
+    /// let err = Adam::<f64, 2>::with_betas(LearningRate::Constant(0.1), 1.0, 0.999, 1e-8);
+    /// assert_eq!(err, Err(NnError::BadHyperparameter { name: "beta1", value: 1.0 }));
+    /// let eps = Adam::<f64, 2>::with_betas(LearningRate::Constant(0.1), 0.9, 0.999, f64::NAN);
+    /// assert!(eps.unwrap_err().to_string().starts_with("optimizer constant `eps` = NaN"));
+    /// # Ok::<(), NnError>(())
     /// ```
-    pub fn with_betas(lr: LearningRate, beta1: f64, beta2: f64, eps: f64) -> Self {
+    pub fn with_betas(lr: LearningRate, beta1: f64, beta2: f64, eps: f64) -> Result<Self, NnError> {
+        let decay = |v: f64| (0.0..1.0).contains(&v);
+        let bad = |name, value| Err(NnError::BadHyperparameter { name, value });
+        if !decay(beta1) {
+            return bad("beta1", beta1);
+        }
+        if !decay(beta2) {
+            return bad("beta2", beta2);
+        }
+        if !(eps.is_finite() && eps >= 0.0) {
+            return bad("eps", eps);
+        }
+        Ok(Self::unchecked(lr, beta1, beta2, eps))
+    }
+
+    fn unchecked(lr: LearningRate, beta1: f64, beta2: f64, eps: f64) -> Self {
         Adam {
             schedule: Schedule::new(lr),
             beta1,
