@@ -64,15 +64,40 @@ pub trait Scalar:
     const OUTLINED: bool = cfg!(feature = "outlined-ops");
 
     /// `ln(1 + self)`, accurate near zero.
+    ///
+    /// ```
+    /// use autograd_core::Scalar;
+    /// assert_eq!(1e-20_f64.ln_1p(), 1e-20); // ln(1 + x) ~ x, where 1 + x rounds to 1
+    /// assert!((1.0_f64.ln_1p() - 2f64.ln()).abs() < 1e-15);
+    /// ```
     fn ln_1p(self) -> Self;
     /// `true` if the value (and every derivative part) is neither infinite nor NaN.
+    ///
+    /// ```
+    /// use autograd_core::{Dual, Scalar};
+    /// assert!(Scalar::is_finite(2.0_f64) && !Scalar::is_finite(f64::NAN));
+    /// assert!(!Dual::new(1.0_f64, f64::INFINITY).is_finite()); // every part counts
+    /// ```
     fn is_finite(self) -> bool;
     /// `true` if the value and every derivative part are zero (unlike `==`, which compares the
     /// real part only).
+    ///
+    /// ```
+    /// use autograd_core::{Dual, Scalar};
+    /// assert!(0.0_f64.is_zero() && (-0.0_f32).is_zero());
+    /// let d = Dual::new(0.0_f64, 1.0);
+    /// assert!(d == Dual::constant(0.0) && !d.is_zero()); // `==` compares the real parts
+    /// ```
     fn is_zero(self) -> bool;
 
     /// `(sin x, cos x)`; for `f32`/`f64` one libm call that shares the argument reduction
     /// (bit-identical to `sin` and `cos`, cheaper than both), which forward mode uses.
+    ///
+    /// ```
+    /// use autograd_core::Scalar;
+    /// let (s, c) = Scalar::sin_cos(0.5_f64);
+    /// assert_eq!((s, c), (autograd_core::Number::sin(0.5_f64), autograd_core::Number::cos(0.5_f64)));
+    /// ```
     #[inline]
     fn sin_cos(self) -> (Self, Self) {
         (self.sin(), self.cos())

@@ -20,6 +20,16 @@ pub trait Loss {
     ///
     /// # Errors
     /// [`NnError::BadLabel`]; [`NnError::LengthMismatch`] for an empty `output`.
+    ///
+    /// ```
+    /// use autograd_nn::{Loss, NnError, SoftmaxCrossEntropy};
+    /// // Three classes, equal logits: -ln(1/3) for any class.
+    /// let l = SoftmaxCrossEntropy.sample(&[0.5_f64, 0.5, 0.5], 2.0)?;
+    /// assert!((l - 3f64.ln()).abs() < 1e-15);
+    /// let bad = NnError::BadLabel { label: 3.0, classes: 3 };
+    /// assert_eq!(SoftmaxCrossEntropy.sample(&[0.5_f64, 0.5, 0.5], 3.0), Err(bad));
+    /// # Ok::<(), NnError>(())
+    /// ```
     fn sample<T: Number>(&self, output: &[T], target: f64) -> Result<T, NnError> {
         if output.is_empty() {
             return Err(NnError::LengthMismatch {
@@ -36,10 +46,25 @@ pub trait Loss {
     /// `output.len()` outputs (what the trainer calls per sample after checking the batch once).
     /// Otherwise the result is unspecified (it may be NaN), but it does not panic for a
     /// non-empty `output`.
+    ///
+    /// ```
+    /// use autograd_core::Dual;
+    /// use autograd_nn::{Loss, SquaredError};
+    /// // (s - y)^2 and its derivative 2 (s - y) at s = 0.5, y = 1.
+    /// let l = SquaredError.sample_unchecked(&[Dual::variable(0.5_f64)], 1.0);
+    /// assert_eq!((l.re, l.eps), (0.25, -1.0));
+    /// ```
     fn sample_unchecked<T: Number>(&self, output: &[T], target: f64) -> T;
 
     /// Whether the prediction `output` counts as right, for the accuracy figure; `None` where
     /// the loss does not classify (a squared error against a real-valued target).
+    ///
+    /// ```
+    /// use autograd_nn::{Hinge, Loss, SquaredError};
+    /// assert_eq!(Hinge.is_correct(&[0.2], 1.0), Some(true)); // the score's sign matches
+    /// assert_eq!(Hinge.is_correct(&[0.2], 0.0), Some(false));
+    /// assert_eq!(SquaredError.is_correct(&[0.2], 0.7), None); // a regression target
+    /// ```
     fn is_correct(&self, output: &[f64], target: f64) -> Option<bool>;
 
     /// Rejects a target this loss cannot use with `outputs` outputs. The default accepts every
@@ -47,6 +72,13 @@ pub trait Loss {
     ///
     /// # Errors
     /// [`NnError::BadLabel`] (a non-finite target, a class index out of range, ...).
+    ///
+    /// ```
+    /// use autograd_nn::{BceWithLogits, Loss, SquaredError};
+    /// assert!(SquaredError.check_target(12.5, 1).is_ok());
+    /// assert!(SquaredError.check_target(f64::INFINITY, 1).is_err());
+    /// assert!(BceWithLogits.check_target(1.5, 1).is_err()); // a probability
+    /// ```
     fn check_target(&self, target: f64, outputs: usize) -> Result<(), NnError> {
         accept(target.is_finite(), target, outputs)
     }

@@ -148,17 +148,48 @@ impl Schedule {
 /// Updates `P` parameters in place from their gradient.
 pub trait Optimizer<S: Scalar, const P: usize> {
     /// One update: `params` move against `grads`; the step counter advances.
+    ///
+    /// ```
+    /// use autograd_nn::{LearningRate, Optimizer, Sgd};
+    /// let mut sgd = Sgd::new(LearningRate::Constant(0.5));
+    /// let mut p = [1.0_f32, 2.0];
+    /// sgd.step(&mut p, &[2.0, -2.0]); // p - 0.5 g
+    /// assert_eq!(p, [0.0, 3.0]);
+    /// ```
     fn step(&mut self, params: &mut [S; P], grads: &[S; P]);
 
     /// The schedule and the updates made along it.
+    ///
+    /// ```
+    /// use autograd_nn::{Adam, LearningRate, Optimizer};
+    /// let mut adam = Adam::<f64, 1>::new(LearningRate::Step { initial: 0.1, factor: 0.5, every: 1 });
+    /// adam.step(&mut [0.0], &[1.0]);
+    /// assert_eq!((adam.schedule().steps(), adam.schedule().rate()), (1, 0.05));
+    /// ```
     fn schedule(&self) -> &Schedule;
 
     /// The learning rate the next [`step`](Self::step) will use.
+    ///
+    /// ```
+    /// use autograd_nn::{LearningRate, Momentum, Optimizer};
+    /// let mut m = Momentum::<f64, 1>::new(LearningRate::Linear { start: 1.0, end: 0.5, steps: 2 }, 0.9);
+    /// assert_eq!(m.learning_rate(), 1.0);
+    /// m.step(&mut [0.0], &[0.0]);
+    /// assert_eq!(m.learning_rate(), 0.75);
+    /// ```
     fn learning_rate(&self) -> f64 {
         self.schedule().rate()
     }
 
     /// Number of updates made so far.
+    ///
+    /// ```
+    /// use autograd_nn::{Adam, LearningRate, Optimizer};
+    /// let mut adam = Adam::<f32, 2>::new(LearningRate::Constant(0.01));
+    /// adam.step(&mut [0.0; 2], &[1.0; 2]);
+    /// adam.step(&mut [0.0; 2], &[1.0; 2]);
+    /// assert_eq!(adam.steps(), 2);
+    /// ```
     fn steps(&self) -> usize {
         self.schedule().steps()
     }
