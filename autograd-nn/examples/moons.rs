@@ -31,10 +31,14 @@ const MODEL: Mlp<4> = Mlp::new([2, 16, 16, 1], Activation::Relu, Activation::Lin
 const P: usize = MODEL.param_count();
 const N: usize = 100;
 const STEPS: usize = 100;
-/// The whole batch on one tape, so a step is one backward sweep: the parameters, the penalty
-/// (2P + 1), and per sample 2 inputs + the forward pass + the hinge (4 nodes) + the sum.
+/// The whole batch on one tape, so a step is one backward sweep. Sized by bounds, with room to
+/// spare: the parameters, `2P + 1` for the penalty (one statement of at most `P + 1` slots),
+/// and per sample 2 for the inputs (constants, which take none), the forward pass's bound
+/// `forward_slots()` (674; the layer statements take 70), the hinge (4) and the sum. The run
+/// prints what a sample took (74 slots).
 const TAPE_NODES: usize = P + 2 * P + 1 + N * (2 + MODEL.forward_slots() + 5) + 8;
-/// The parameters, the penalty and one sample.
+/// The parameters, the penalty and one sample, by the same bounds (`--small-tape`: several
+/// sweeps a step).
 const SMALL_TAPE_NODES: usize = P + 2 * P + 1 + (2 + MODEL.forward_slots() + 5) + 8;
 const USAGE: &str = "usage: moons [--small-tape] [OUT.svg [SEED]]";
 

@@ -21,8 +21,9 @@ use autograd_nn::{
 const MODEL: Mlp<4> = Mlp::new([2, 16, 16, 3], Activation::Relu, Activation::Linear);
 const P: usize = MODEL.param_count();
 const N: usize = 300;
-/// The whole batch on one tape: parameters, then per sample 2 inputs, the forward pass, the
-/// log-sum-exp over 3 logits (about 12 nodes) and the sum.
+/// The whole batch on one tape, sized by bounds with room to spare: the parameters, then per
+/// sample 2 for the inputs (constants, which take none), the forward pass's bound
+/// `forward_slots()`, 16 for the log-sum-exp over 3 logits and the sum.
 const TAPE_NODES: usize = P + N * (2 + MODEL.forward_slots() + 16) + 8;
 
 fn main() -> ExitCode {

@@ -19,7 +19,8 @@ use autograd_nn::{
 
 const MODEL: Mlp<3> = Mlp::new([2, 4, 1], Activation::Tanh, Activation::Tanh);
 const P: usize = MODEL.param_count();
-/// Parameters, the four samples (2 inputs + forward + 2 loss nodes + 1 sum each), the scale.
+/// Parameters, the four samples (by bounds, with room to spare: 2 for the inputs, which take
+/// none, the forward pass's bound, 2 for the loss and 1 for the sum each), the scale.
 const TAPE_NODES: usize = P + 4 * (2 + MODEL.forward_slots() + 3) + 8;
 pub const MAX_STEPS: usize = 100_000;
 
