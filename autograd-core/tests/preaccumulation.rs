@@ -548,20 +548,25 @@ fn a_one_pair_handle_meeting_the_first_slot_writes_the_same_statement() -> Resul
     // The merge's test for an index in common compares a one-pair handle's unused second index
     // too (0, the first slot's index): `x b + sin c` with `x` in slot 0 looks shared and goes
     // the long way (`merge_shared`), and must write what it writes with `x` in another slot: the
-    // first handle's pairs, then the second's.
-    let operands = |padded: bool| -> Result<Vec<(usize, f64)>, TapeError> {
-        let tape = Tape::<f64, 16>::new();
+    // first handle's pairs, then the second's. On a tape with room for exactly the statement
+    // (3 leaves, then 3 operands and a header: fewer than the 5 slots the usual write takes),
+    // the write's other path must place them the same way.
+    fn operands<const N: usize>(padded: bool) -> Result<Vec<(usize, f64)>, TapeError> {
+        let tape = Tape::<f64, N>::new();
         if padded {
             tape.var(9.0); // slot 0, used by nothing
         }
         let (x, b, c) = (tape.var(2.0), tape.var(3.0), tape.var(0.5));
         let y = (x * b + c.sin()).recorded()?;
+        assert_eq!(tape.len(), padded as usize + 7);
         let mut v = Vec::new();
         tape.for_each_operand(y.id().unwrap(), |i, p| v.push((i, p)))?;
         Ok(v)
-    };
+    }
     let cos = 0.5f64.cos();
-    assert_eq!(operands(false)?, vec![(0, 3.0), (1, 2.0), (2, cos)]);
-    assert_eq!(operands(true)?, vec![(1, 3.0), (2, 2.0), (3, cos)]);
+    assert_eq!(operands::<16>(false)?, vec![(0, 3.0), (1, 2.0), (2, cos)]);
+    assert_eq!(operands::<7>(false)?, vec![(0, 3.0), (1, 2.0), (2, cos)]);
+    assert_eq!(operands::<16>(true)?, vec![(1, 3.0), (2, 2.0), (3, cos)]);
+    assert_eq!(operands::<8>(true)?, vec![(1, 3.0), (2, 2.0), (3, cos)]);
     Ok(())
 }
