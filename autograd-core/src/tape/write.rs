@@ -14,13 +14,12 @@ pub(crate) struct Recording {
     overflow: u32,
 }
 
-/// The slots of a chain of statements over `count > MAX_OPERANDS` operands
-/// ([`TapeView::spread`]): the first part holds `MAX_OPERANDS` operands, each next one a link and
-/// at most `MAX_OPERANDS - 1` more, each part a header.
-fn chain_size(count: usize) -> usize {
-    let parts = 1 + count
-        .saturating_sub(MAX_OPERANDS)
-        .div_ceil(MAX_OPERANDS - 1);
+/// The slots of a chain of statements over `count > max` operands ([`TapeView::spread`]): the
+/// first part holds `max` operands, each next one a link and at most `max - 1` more, each part
+/// a header. (`max` is [`MAX_OPERANDS`], what a header counts; the tests take smaller ones, so
+/// that chains of many parts fit a small tape.)
+fn chain_size(count: usize, max: usize) -> usize {
+    let parts = 1 + count.saturating_sub(max).div_ceil(max - 1);
     count + 2 * parts - 1
 }
 
@@ -155,9 +154,21 @@ impl<S: Scalar> TapeView<S> {
         count: usize,
         fill: impl FnOnce(&[Slot<S>]) -> usize,
     ) -> u32 {
+        self.push_in_parts_of::<MAX_OPERANDS>(op, value, count, fill)
+    }
+
+    /// [`push_with`](Self::push_with) for statements of at most `MAX` operands a part.
+    #[inline(always)]
+    fn push_in_parts_of<const MAX: usize>(
+        &self,
+        op: Op,
+        value: S,
+        count: usize,
+        fill: impl FnOnce(&[Slot<S>]) -> usize,
+    ) -> u32 {
         let len = self.len.get() as usize;
-        let size = if count > MAX_OPERANDS {
-            chain_size(count)
+        let size = if count > MAX {
+            chain_size(count, MAX)
         } else {
             count + 1
         };
@@ -165,8 +176,8 @@ impl<S: Scalar> TapeView<S> {
             return self.full(size);
         };
         let k = fill(&w[..count]).min(count);
-        if k > MAX_OPERANDS {
-            return self.spread(w, v, len, k, value, op);
+        if k > MAX {
+            return self.spread::<MAX>(w, v, len, k, value, op);
         }
         w[k].put_header(op, k);
         v[k].set_value(value);
@@ -174,32 +185,40 @@ impl<S: Scalar> TapeView<S> {
         (len + k) as u32
     }
 
-    /// Turns the `k > MAX_OPERANDS` operands written from slot `len` on into a chain of
-    /// statements, each of at most `MAX_OPERANDS` operands: each part after the first takes the
+    /// Turns the `k > MAX` operands written from slot `len` on into a chain of statements, each
+    /// of at most `MAX` operands ([`MAX_OPERANDS`] but in the tests): each part after the first takes the
     /// one before as its first operand, with partial 1, and every part holds `value` (they are
     /// one statement in parts: the sweep sends each part's adjoint on to the part below it). The
     /// operands past the first part move up to make room for the parts' headers and links
     /// ([`chain_size`] slots in all, within the `w` that [`push_with`](Self::push_with) took
-    /// from `len` for its `count >= k`). Returns the last header's index. (Cold, out of line and
-    /// not generic: one copy per scalar type, for a path no microcontroller's tape can reach.)
+    /// from `len` for its `count >= k`). Returns the last header's index. (Cold and out of line:
+    /// one copy per scalar type, for a path no microcontroller's tape can reach.)
     #[cold]
     #[inline(never)]
-    fn spread(&self, w: &[Slot<S>], v: &[Slot<S>], len: usize, k: usize, value: S, op: Op) -> u32 {
+    fn spread<const MAX: usize>(
+        &self,
+        w: &[Slot<S>],
+        v: &[Slot<S>],
+        len: usize,
+        k: usize,
+        value: S,
+        op: Op,
+    ) -> u32 {
         // (`chain_size` grows with the count: `w` holds at least this many.)
-        let size = chain_size(k).min(w.len());
+        let size = chain_size(k, MAX).min(w.len());
         let w = &w[..size];
-        // Part p >= 1 is the MAX_OPERANDS + 1 slots from p (MAX_OPERANDS + 1): its link, its
-        // operands (each 2 p slots above where it was written), its header; the last part may
-        // be shorter. Filled from the top down, so no operand is overwritten before it moves.
-        let per = MAX_OPERANDS + 1;
+        // Part p >= 1 is the MAX + 1 slots from p (MAX + 1): its link, its operands (each 2 p
+        // slots above where it was written), its header; the last part may be shorter. Filled
+        // from the top down, so no operand is overwritten before it moves.
+        let per = MAX + 1;
         let last = size - 1;
-        for (d, (slot, held)) in w.iter().zip(v).enumerate().skip(MAX_OPERANDS).rev() {
+        for (d, (slot, held)) in w.iter().zip(v).enumerate().skip(MAX).rev() {
             let (part, at) = (d / per, d % per);
             if d == last {
                 slot.put_header(op, at);
                 held.set_value(value);
-            } else if at == MAX_OPERANDS {
-                slot.put_header(op, MAX_OPERANDS);
+            } else if at == MAX {
+                slot.put_header(op, MAX);
                 held.set_value(value);
             } else if at == 0 {
                 slot.put_operand((len + d - 1) as u32, S::ONE);
@@ -308,6 +327,8 @@ impl<S: Scalar> TapeView<S> {
 #[cfg(test)]
 mod tests {
     use super::{chain_size, MAX_OPERANDS};
+    use crate::op::Op;
+    use crate::{NodeId, Tape};
 
     /// The slots of a chain, counted part by part: the first part holds `MAX_OPERANDS` operands
     /// and its header; each next part a link, at most `MAX_OPERANDS - 1` operands and a header.
@@ -315,11 +336,57 @@ mod tests {
     fn a_chain_takes_its_operands_a_link_and_a_header_a_part() {
         let m = MAX_OPERANDS;
         // One past a header's count: a first part, then the link, one operand and a header.
-        assert_eq!(chain_size(m + 1), (m + 1) + 3);
+        assert_eq!(chain_size(m + 1, m), (m + 1) + 3);
         // The second part full.
-        assert_eq!(chain_size(2 * m - 1), (m + 1) + (m + 1));
+        assert_eq!(chain_size(2 * m - 1, m), (m + 1) + (m + 1));
         // One more: a third part of a link, one operand and a header.
-        assert_eq!(chain_size(2 * m), (m + 1) + (m + 1) + 3);
-        assert_eq!(chain_size(3 * m), (m + 1) + 2 * (m + 1) + 4);
+        assert_eq!(chain_size(2 * m, m), (m + 1) + (m + 1) + 3);
+        assert_eq!(chain_size(3 * m, m), (m + 1) + 2 * (m + 1) + 4);
+    }
+
+    /// Chains of up to eight parts, of at most three operands each (a header counts millions,
+    /// so the real chains need millions of operands before they reach a third part): every
+    /// operand's partial reaches its value, each part holds at most three operands, and each part
+    /// after the first takes the one before as its first operand, with partial 1.
+    #[test]
+    fn a_chain_of_many_parts_sends_every_operand_its_partial() -> Result<(), crate::TapeError> {
+        const MAX: usize = 3;
+        for k in MAX + 1..=16 {
+            let tape = Tape::<f64, 64>::new();
+            let xs: Vec<_> = (0..k).map(|i| tape.var(i as f64)).collect();
+            let header = tape.push_in_parts_of::<MAX>(Op::Sum, 42.0, k, |w| {
+                for (i, slot) in w.iter().enumerate() {
+                    slot.put_operand(i as u32, (i + 1) as f64);
+                }
+                k
+            });
+            // The parts: one of MAX operands, then links each with up to MAX - 1 more.
+            let parts = 1 + (k - MAX).div_ceil(MAX - 1);
+            assert_eq!(tape.len(), k + k + 2 * parts - 1, "{k} operands");
+            let mut headers = Vec::new();
+            tape.for_each_node(|id, n| {
+                if n.op == Op::Sum {
+                    headers.push((id, n.operands));
+                }
+            });
+            assert_eq!(headers.len(), parts);
+            assert_eq!(headers.last().map(|h| h.0.index()), Some(header as usize));
+            for (p, &(id, operands)) in headers.iter().enumerate() {
+                assert!(operands <= MAX && tape.node(id)?.value == 42.0);
+                let mut first = None;
+                tape.for_each_operand(id, |i, d| {
+                    first.get_or_insert((i, d));
+                })?;
+                if p > 0 {
+                    assert_eq!(first, Some((headers[p - 1].0.index(), 1.0)), "part {p}");
+                }
+            }
+            let y = tape.get(NodeId::from_index(header as usize))?;
+            let g = tape.backward(y)?;
+            for (i, x) in xs.iter().enumerate() {
+                assert_eq!(g.wrt(*x), (i + 1) as f64, "operand {i} of {k}");
+            }
+        }
+        Ok(())
     }
 }
