@@ -69,7 +69,9 @@ pub struct AnomalyInput<S> {
 /// let y = x.sqrt() * 3.0; // sqrt(0) = 0 is finite, its derivative is not
 /// tape.backward(y)?;
 /// match tape.anomaly(y).unwrap().kind {
-///     AnomalyKind::Gradient { adjoint, local, .. } => assert_eq!((adjoint, local), (3.0, f64::INFINITY)),
+///     AnomalyKind::Gradient { adjoint, local, .. } => {
+///         assert_eq!((adjoint, local), (3.0, f64::INFINITY))
+///     }
 ///     other => panic!("{other:?}"),
 /// }
 /// # Ok::<(), autograd_core::TapeError>(())
@@ -107,7 +109,8 @@ pub enum AnomalyKind<S> {
 /// let (a, b) = (tape.var(1.0), tape.var(-1.0));
 /// let y = (a + b).ln() + a; // ln(0)
 /// let anomaly = tape.anomaly(y).unwrap();
-/// assert_eq!((anomaly.op, anomaly.kind, anomaly.value), (Op::Ln, AnomalyKind::Value, f64::NEG_INFINITY));
+/// let expected = (Op::Ln, AnomalyKind::Value, f64::NEG_INFINITY);
+/// assert_eq!((anomaly.op, anomaly.kind, anomaly.value), expected);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[non_exhaustive]

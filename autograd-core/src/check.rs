@@ -350,8 +350,8 @@ impl fmt::Display for GradcheckReport {
 ///
 /// # Errors
 /// [`TapeError::ScratchTooLarge`] where a scratch does not fit the stack (without `alloc`);
-/// [`Error::CapacityExceeded`](crate::Error::CapacityExceeded) if the tape runs out of capacity. A wrong derivative is not an error: it
-/// is a report that did not pass.
+/// [`Error::CapacityExceeded`](crate::Error::CapacityExceeded) if the tape runs out of capacity.
+/// A wrong derivative is not an error: it is a report that did not pass.
 ///
 /// # Stack
 /// `tier(3n) · size_of::<S>()` bytes of scratch for the three gradients, each at most
@@ -405,7 +405,8 @@ pub fn gradcheck<S: Scalar, F: Function + ?Sized>(
 /// let mut tape = Tape::<f32, 32>::new();
 /// // Near the pole at 0 central differences in f32 need a looser tolerance than the default.
 /// let loose = Tolerance::new(1e-2, 5e-2);
-/// let report = gradcheck_with(&Sqrt, &mut tape, &[0.01], Tolerance::between_modes::<f32>(), loose)?;
+/// let modes = Tolerance::between_modes::<f32>();
+/// let report = gradcheck_with(&Sqrt, &mut tape, &[0.01], modes, loose)?;
 /// assert!(report.passed(), "{report}");
 /// # Ok::<(), autograd_core::TapeError>(())
 /// ```

@@ -73,7 +73,8 @@ pub enum NnError {
     /// A target accuracy was asked of a loss that does not classify these targets (a squared
     /// error against targets other than ±1).
     NoAccuracy,
-    /// An optimizer's constant outside its range (see [`Adam::with_betas`](crate::Adam::with_betas)).
+    /// An optimizer's constant outside its range (see
+    /// [`Adam::with_betas`](crate::Adam::with_betas)).
     BadHyperparameter {
         /// Its name.
         name: &'static str,

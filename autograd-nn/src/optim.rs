@@ -162,7 +162,8 @@ pub trait Optimizer<S: Scalar, const P: usize> {
     ///
     /// ```
     /// use autograd_nn::{Adam, LearningRate, Optimizer};
-    /// let mut adam = Adam::<f64, 1>::new(LearningRate::Step { initial: 0.1, factor: 0.5, every: 1 });
+    /// let halving = LearningRate::Step { initial: 0.1, factor: 0.5, every: 1 };
+    /// let mut adam = Adam::<f64, 1>::new(halving);
     /// adam.step(&mut [0.0], &[1.0]);
     /// assert_eq!((adam.schedule().steps(), adam.schedule().rate()), (1, 0.05));
     /// ```
@@ -172,7 +173,8 @@ pub trait Optimizer<S: Scalar, const P: usize> {
     ///
     /// ```
     /// use autograd_nn::{LearningRate, Momentum, Optimizer};
-    /// let mut m = Momentum::<f64, 1>::new(LearningRate::Linear { start: 1.0, end: 0.5, steps: 2 }, 0.9);
+    /// let ramp = LearningRate::Linear { start: 1.0, end: 0.5, steps: 2 };
+    /// let mut m = Momentum::<f64, 1>::new(ramp, 0.9);
     /// assert_eq!(m.learning_rate(), 1.0);
     /// m.step(&mut [0.0], &[0.0]);
     /// assert_eq!(m.learning_rate(), 0.75);

@@ -104,8 +104,9 @@ const CHUNK_RESERVE: usize = 4;
 /// Sizing: a sample costs at most [`Mlp::forward_slots`](crate::Mlp::forward_slots) plus a few
 /// slots for its loss and the running sum (inputs are constants, which cost nothing); the L2
 /// penalty at most `P + 1` (one statement, an operand a nonzero parameter). The trainer measures
-/// a sample's cost on the first one and never starts a sample it has no room for. A tape that cannot hold `P` parameters plus one
-/// sample is reported as [`NnError::Tape`] with the capacity.
+/// a sample's cost on the first one and never starts a sample it has no room for. A tape that
+/// cannot hold `P` parameters plus one sample is reported as [`NnError::Tape`] with the
+/// capacity.
 ///
 /// ```
 /// use autograd_core::Tape;

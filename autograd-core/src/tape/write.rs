@@ -186,10 +186,10 @@ impl<S: Scalar> TapeView<S> {
     }
 
     /// Turns the `k > MAX` operands written from slot `len` on into a chain of statements, each
-    /// of at most `MAX` operands ([`MAX_OPERANDS`] but in the tests): each part after the first takes the
-    /// one before as its first operand, with partial 1, and every part holds `value` (they are
-    /// one statement in parts: the sweep sends each part's adjoint on to the part below it). The
-    /// operands past the first part move up to make room for the parts' headers and links
+    /// of at most `MAX` operands ([`MAX_OPERANDS`] but in the tests): each part after the first
+    /// takes the one before as its first operand, with partial 1, and every part holds `value`
+    /// (they are one statement in parts: the sweep sends each part's adjoint on to the part below
+    /// it). The operands past the first part move up to make room for the parts' headers and links
     /// ([`chain_size`] slots in all, within the `w` that [`push_with`](Self::push_with) took
     /// from `len` for its `count >= k`). Returns the last header's index. (Cold and out of line:
     /// one copy per scalar type, for a path no microcontroller's tape can reach.)
