@@ -74,7 +74,7 @@ pub enum NnError {
     /// error against targets other than ±1).
     NoAccuracy,
     /// An optimizer's constant outside its range (see
-    /// [`Adam::with_betas`](crate::Adam::with_betas)).
+    /// [`Adam::with_betas`](crate::Adam::with_betas) and [`Momentum::new`](crate::Momentum::new)).
     BadHyperparameter {
         /// Its name.
         name: &'static str,
@@ -125,7 +125,7 @@ impl fmt::Display for NnError {
             NnError::BadHyperparameter { name, value } => write!(
                 f,
                 "optimizer constant `{name}` = {value} is out of its range (Adam's betas in \
-                 [0, 1), eps finite and not negative)"
+                 [0, 1), eps and momentum's mu finite and not negative)"
             ),
             NnError::NoAccuracy => f.write_str(
                 "a target accuracy needs a loss that classifies every sample (a squared error \

@@ -174,10 +174,11 @@ pub trait Optimizer<S: Scalar, const P: usize> {
     /// ```
     /// use autograd_nn::{LearningRate, Momentum, Optimizer};
     /// let ramp = LearningRate::Linear { start: 1.0, end: 0.5, steps: 2 };
-    /// let mut m = Momentum::<f64, 1>::new(ramp, 0.9);
+    /// let mut m = Momentum::<f64, 1>::new(ramp, 0.9)?;
     /// assert_eq!(m.learning_rate(), 1.0);
     /// m.step(&mut [0.0], &[0.0]);
     /// assert_eq!(m.learning_rate(), 0.75);
+    /// # Ok::<(), autograd_nn::NnError>(())
     /// ```
     fn learning_rate(&self) -> f64 {
         self.schedule().rate()
@@ -278,11 +279,12 @@ impl<S: Scalar, const P: usize> Optimizer<S, P> for Sgd {
 ///
 /// ```
 /// use autograd_nn::{LearningRate, Momentum, Optimizer};
-/// let mut opt = Momentum::new(LearningRate::Constant(0.1), 0.9);
+/// let mut opt = Momentum::new(LearningRate::Constant(0.1), 0.9)?;
 /// let mut p = [1.0_f64];
 /// opt.step(&mut p, &[1.0]); // v = 1,   p = 1 - 0.1
 /// opt.step(&mut p, &[1.0]); // v = 1.9, p = 0.9 - 0.19
 /// assert!((p[0] - 0.71).abs() < 1e-15);
+/// # Ok::<(), autograd_nn::NnError>(())
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Momentum<S, const P: usize> {
@@ -292,22 +294,35 @@ pub struct Momentum<S, const P: usize> {
 }
 
 impl<S: Scalar, const P: usize> Momentum<S, P> {
-    /// Momentum `mu` (typically 0.9) with the given schedule.
+    /// Momentum `mu` (typically 0.9) with the given schedule; `mu` finite and not negative (as
+    /// PyTorch's `SGD` asks).
+    ///
+    /// # Errors
+    /// [`NnError::BadHyperparameter`] for any other `mu`.
     ///
     /// ```
-    /// use autograd_nn::{LearningRate, Momentum, Optimizer};
-    /// let mut opt = Momentum::new(LearningRate::Constant(0.5), 0.5);
+    /// use autograd_nn::{LearningRate, Momentum, NnError, Optimizer};
+    /// let mut opt = Momentum::new(LearningRate::Constant(0.5), 0.5)?;
     /// let mut p = [2.0_f64];
     /// opt.step(&mut p, &[1.0]); // v = 1, p = 2 - 0.5 * 1 = 1.5
     /// opt.step(&mut p, &[1.0]); // v = 0.5 * 1 + 1 = 1.5, p = 1.5 - 0.5 * 1.5
     /// assert_eq!(p, [0.75]);
+    /// let bad = Momentum::<f64, 1>::new(LearningRate::Constant(0.5), -0.9);
+    /// assert_eq!(bad, Err(NnError::BadHyperparameter { name: "mu", value: -0.9 }));
+    /// # Ok::<(), NnError>(())
     /// ```
-    pub fn new(lr: LearningRate, mu: f64) -> Self {
-        Momentum {
+    pub fn new(lr: LearningRate, mu: f64) -> Result<Self, NnError> {
+        if !(mu.is_finite() && mu >= 0.0) {
+            return Err(NnError::BadHyperparameter {
+                name: "mu",
+                value: mu,
+            });
+        }
+        Ok(Momentum {
             schedule: Schedule::new(lr),
             mu: S::from_f64(mu),
             velocity: [S::ZERO; P],
-        }
+        })
     }
 }
 

@@ -52,7 +52,7 @@ fn step_decay_schedule() {
 fn momentum_two_steps_by_hand() {
     // v1 = g1 = (1, -2), p1 = p0 - 0.1 v1 = (0.9, -0.8)
     // v2 = 0.9 v1 + g2 = (1.4, -1.3), p2 = p1 - 0.1 v2 = (0.76, -0.67)
-    let mut opt = Momentum::new(LearningRate::Constant(0.1), 0.9);
+    let mut opt = Momentum::new(LearningRate::Constant(0.1), 0.9).unwrap();
     let mut p = [1.0_f64, -1.0];
     opt.step(&mut p, &[1.0, -2.0]);
     assert!(close(p[0], 0.9, 1e-15) && close(p[1], -0.8, 1e-15));
