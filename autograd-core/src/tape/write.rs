@@ -351,7 +351,10 @@ mod tests {
     #[test]
     fn a_chain_of_many_parts_sends_every_operand_its_partial() -> Result<(), crate::TapeError> {
         const MAX: usize = 3;
-        for k in MAX + 1..=16 {
+        // Parts for 4..=16 operands, counted by hand: 3 in the first, 2 in each next (its link
+        // takes the third place).
+        let parts_of = [2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8];
+        for (k, parts) in (MAX + 1..=16).zip(parts_of) {
             let tape = Tape::<f64, 64>::new();
             let xs: Vec<_> = (0..k).map(|i| tape.var(i as f64)).collect();
             let header = tape.push_in_parts_of::<MAX>(Op::Sum, 42.0, k, |w| {
@@ -360,9 +363,8 @@ mod tests {
                 }
                 k
             });
-            // The parts: one of MAX operands, then links each with up to MAX - 1 more.
-            let parts = 1 + (k - MAX).div_ceil(MAX - 1);
-            assert_eq!(tape.len(), k + k + 2 * parts - 1, "{k} operands");
+            // The leaves, the operands, a header a part and a link a part after the first.
+            assert_eq!(tape.len(), k + k + parts + (parts - 1), "{k} operands");
             let mut headers = Vec::new();
             tape.for_each_node(|id, n| {
                 if n.op == Op::Sum {
