@@ -54,9 +54,9 @@ cargo xtask mutants [options]
 Mutation testing (cargo-mutants) of the core's derivative and forward rules and the tape's
 writes: op.rs, scalar/tanhf.rs, var.rs, var/combine.rs, var/merge.rs, var/nary.rs,
 var/statement.rs, var/layer.rs, var/layer/source.rs, var/layer/heads.rs, var/layer/stack.rs,
-tape/backward.rs, tape/write.rs, dual.rs, dual_vec.rs, math.rs. The killer is the core's tests, `stmt!`'s (autograd-macros) and `cargo
-xtask check --quick`. Prints caught / missed / unviable / timeout counts, the score and the
-surviving mutants. Long: about a minute per mutant per job. Installs cargo-mutants if missing.
+tape/backward.rs, tape/write.rs, dual.rs, dual_vec.rs, math.rs. The killer is the core's
+tests, `stmt!`'s (autograd-macros) and `cargo xtask check --quick`. Prints caught / missed /
+unviable / timeout counts, the score and the surviving mutants. Long: about a minute per mutant per job. Installs cargo-mutants if missing.
 
 Options:
   --file PATH      mutate only this file (repeatable; default: all of the above)
