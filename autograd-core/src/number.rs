@@ -73,6 +73,7 @@ pub trait Number:
     /// use autograd_core::{Dual, Number};
     ///
     /// let y = Dual::variable(0.5_f64).exp();
+    /// assert!((y.re - 0.5f64.exp()).abs() < 1e-15); // e^0.5, as std computes it
     /// assert_eq!(y.eps, y.re); // (e^x)' = e^x
     /// ```
     fn exp(self) -> Self;

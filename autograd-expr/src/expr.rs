@@ -63,7 +63,9 @@ impl Func {
     /// ```
     /// use autograd_expr::Func;
     /// assert_eq!(Func::Softplus.name(), "softplus");
-    /// assert!(Func::ALL.iter().all(|&(n, f)| f.name() == n));
+    /// assert_eq!(Func::Ln.name(), "ln"); // the name it prints, though `log(x)` parses to it too
+    /// assert_eq!(autograd_expr::parse("log(x)")?.read_as(), "ln(x)");
+    /// # Ok::<(), autograd_expr::ParseError>(())
     /// ```
     pub fn name(self) -> &'static str {
         Func::ALL
