@@ -312,12 +312,7 @@ impl<S: Scalar, const P: usize> Momentum<S, P> {
     /// # Ok::<(), NnError>(())
     /// ```
     pub fn new(lr: LearningRate, mu: f64) -> Result<Self, NnError> {
-        if !(mu.is_finite() && mu >= 0.0) {
-            return Err(NnError::BadHyperparameter {
-                name: "mu",
-                value: mu,
-            });
-        }
+        in_range("mu", mu, non_negative(mu))?;
         Ok(Momentum {
             schedule: Schedule::new(lr),
             mu: S::from_f64(mu),
@@ -402,17 +397,9 @@ impl<S: Scalar, const P: usize> Adam<S, P> {
     /// # Ok::<(), NnError>(())
     /// ```
     pub fn with_betas(lr: LearningRate, beta1: f64, beta2: f64, eps: f64) -> Result<Self, NnError> {
-        let decay = |v: f64| (0.0..1.0).contains(&v);
-        let bad = |name, value| Err(NnError::BadHyperparameter { name, value });
-        if !decay(beta1) {
-            return bad("beta1", beta1);
-        }
-        if !decay(beta2) {
-            return bad("beta2", beta2);
-        }
-        if !(eps.is_finite() && eps >= 0.0) {
-            return bad("eps", eps);
-        }
+        in_range("beta1", beta1, (0.0..1.0).contains(&beta1))?;
+        in_range("beta2", beta2, (0.0..1.0).contains(&beta2))?;
+        in_range("eps", eps, non_negative(eps))?;
         Ok(Self::unchecked(lr, beta1, beta2, eps))
     }
 
@@ -453,4 +440,18 @@ impl<S: Scalar, const P: usize> Optimizer<S, P> for Adam<S, P> {
     fn schedule(&self) -> &Schedule {
         &self.schedule
     }
+}
+
+/// `Ok` if `ok`, else the optimizer's constant `name` is out of its range.
+fn in_range(name: &'static str, value: f64, ok: bool) -> Result<(), NnError> {
+    if ok {
+        Ok(())
+    } else {
+        Err(NnError::BadHyperparameter { name, value })
+    }
+}
+
+/// `true` for a finite value that is not negative.
+fn non_negative(v: f64) -> bool {
+    v.is_finite() && v >= 0.0
 }
