@@ -1,6 +1,8 @@
 //! A layer statement of more rows than a row's link can hold the place of (`ROW_PLACES`, 127, in
 //! `tape.rs`): the rows below find the first row from their place, the rows above by bisection,
-//! and the sweep, `TapeView::node` and the anomaly report read every row's operands either way.
+//! and the sweep, `TapeView::node` and the anomaly report read every row's operands either way;
+//! and a row whose count of slots is a multiple of 256 (its place read from its own bits, not
+//! the count's).
 //! Checked against derivatives by hand: for `y_j = b_j + sum_i w_ji x_i`, `dy_j/dw_ji = x_i`,
 //! `dy_j/db_j = 1`, `dy_j/dx_i = w_ji`.
 
@@ -99,5 +101,42 @@ fn a_row_past_the_places_that_overflows_is_named() -> Result<(), TapeError> {
         .expect("a value that is not finite");
     assert_eq!((report.index, report.op), (row.index(), Op::Dot));
     assert_eq!(report.value, f64::INFINITY);
+    Ok(())
+}
+
+#[test]
+fn a_row_whose_count_is_a_multiple_of_256_is_found_by_its_place() -> Result<(), TapeError> {
+    // A row's link holds its place in the operation's bits and its count of slots down to the
+    // statement's first in the low bits: with 250 inputs, row 5's count is 250 + 1 + 5 = 256,
+    // whose low eight bits are 0, the place of the first row. Every row's gradients, swept from
+    // that row alone, are its own: its inputs' values, and `dy_j/du = sum_i w_ji c_i`.
+    const K: usize = 250;
+    const M: usize = 8;
+    let w = |j: usize, i: usize| 0.5 + 0.125 * j as f64 - 0.001 * i as f64;
+    let c = |i: usize| 1.0 + 0.25 * i as f64;
+    let tape = Tape::<f64, 4096>::new();
+    let params: Vec<_> = (0..M * (K + 1))
+        .map(|p| tape.var(w(p / (K + 1), p % (K + 1))))
+        .collect();
+    let u = tape.var(2.0);
+    let x: Vec<_> = (0..K).map(|i| u * c(i)).collect();
+    let mut y = vec![Var::constant(0.0); M];
+    let before = tape.len();
+    Var::affine_layer(&params, &x, &mut y)?;
+    assert_eq!(tape.len() - before, K + 1 + M, "one layer statement");
+    for (j, &yj) in y.iter().enumerate() {
+        let g = tape.backward(yj)?;
+        for (p, &wp) in params.iter().enumerate() {
+            let (r, i) = (p / (K + 1), p % (K + 1));
+            let want = match (r == j, i) {
+                (false, _) => 0.0,
+                (true, K) => 1.0,
+                (true, i) => 2.0 * c(i),
+            };
+            assert_eq!(g.wrt(wp), want, "row {j}: parameter {p}");
+        }
+        let du: f64 = (0..K).map(|i| w(j, i) * c(i)).sum();
+        assert!((g.wrt(u) - du).abs() < 1e-12 * du.abs(), "row {j}: du");
+    }
     Ok(())
 }

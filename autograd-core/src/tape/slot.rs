@@ -441,6 +441,22 @@ mod tests {
     }
 
     #[test]
+    fn debug_shows_what_the_sweep_reads() {
+        let operand = Slot::<f64>::EMPTY;
+        operand.put_operand(7, 2.5);
+        assert_eq!(format!("{operand:?}"), "Slot { d: 2.5, link: 7 }");
+        let header = Slot::<f32>::EMPTY;
+        header.put_header(Op::Mul, 2);
+        header.set_adj(-1.5);
+        // The header bit, the operation's code in bits 24..30, the count in the low bits.
+        let link = (1u32 << 31) | ((Op::Mul as u32) << 24) | 2;
+        assert_eq!(
+            format!("{header:?}"),
+            format!("Slot {{ d: -1.5, link: {link} }}")
+        );
+    }
+
+    #[test]
     fn headers_round_trip_op_and_count() {
         for &op in Op::ALL {
             for count in [0, 1, 4, MAX_OPERANDS] {
