@@ -276,6 +276,77 @@ fn the_seeds_examples_on_the_tape_and_with_dual_numbers() {
 }
 
 #[test]
+fn roots_of_0_and_of_squares_and_cubes_are_exact() {
+    // The grids step over 0; a root is rounded once, so exact squares and cubes come out exact.
+    assert_eq!(Q16::ZERO.sqrt(), Q16::ZERO);
+    assert_eq!(Q16::ZERO.cbrt(), Q16::ZERO);
+    assert_eq!(Q16::ZERO.hypot(Q16::ZERO), Q16::ZERO);
+    for (x, root) in [(1.0, 1.0), (0.25, 0.5), (16384.0, 128.0), (2.25, 1.5)] {
+        assert_eq!(Q16::from_f64(x).sqrt().to_f64(), root, "sqrt({x})");
+    }
+    for (x, root) in [(1.0, 1.0), (-8.0, -2.0), (0.125, 0.5), (-27000.0, -30.0)] {
+        assert_eq!(Q16::from_f64(x).cbrt().to_f64(), root, "cbrt({x})");
+    }
+    assert_eq!(Q16::from_f64(-3.0).hypot(Q16::from_f64(4.0)).to_f64(), 5.0);
+}
+
+#[test]
+fn inverse_sines_at_the_ends_of_their_domain() {
+    // The grid steps over +-1: there asin is +-pi/2 and acos 0 or pi, rounded to a step; just
+    // past them both are poison.
+    use std::f64::consts::{FRAC_PI_2, PI};
+    let (one, minus_one) = (Q16::ONE, -Q16::ONE);
+    assert_eq!(one.asin(), Q16::from_f64(FRAC_PI_2));
+    assert_eq!(minus_one.asin(), Q16::from_f64(-FRAC_PI_2));
+    assert_eq!(one.acos(), Q16::ZERO);
+    assert_eq!(minus_one.acos(), Q16::from_f64(PI));
+    let step = Q16::from_bits(1);
+    for past in [one + step, minus_one - step] {
+        assert!(past.asin().is_poison() && past.acos().is_poison(), "{past}");
+    }
+}
+
+#[test]
+fn the_exponentials_past_their_grids_round_to_0_or_are_poison() {
+    // Below the grids above, down to the most negative Q16 value: e^x is below half a step
+    // (2^-17) for x < -11.8 and 2^x for x < -17, so both are 0, also where reducing x by ln 2
+    // would overflow if it were computed (below about -1418). Above them e^x is poison from
+    // ln 32768 = 10.397 on.
+    let most_negative = Q16::from_bits(i32::MIN + 1).to_f64();
+    for x in [
+        most_negative,
+        -30000.0,
+        -2000.0,
+        -1419.0,
+        -100.0,
+        -41.0,
+        -40.0,
+        -18.0,
+    ] {
+        assert_eq!(Q16::from_f64(x).exp(), Q16::ZERO, "exp({x})");
+    }
+    for x in [most_negative, -2000.0, -100.0, -58.0, -21.0] {
+        assert_eq!(Q16::from_f64(x).exp2(), Q16::ZERO, "exp2({x})");
+    }
+    for x in [10.0, 10.39, 10.4, 11.0, 12.5, 100.0, 32767.0] {
+        let want = x.exp();
+        let q = Q16::from_f64(x).exp();
+        assert_eq!(q.is_poison(), want > 32767.99, "exp({x}) = {q}");
+    }
+    // sinh and cosh leave the range at |x| = ln 65536 = 11.09; past their grid's end, 12, one
+    // of the two exponentials they are made of is out of range, which alone makes them poison.
+    for x in [11.2, 12.5, 100.0, 32767.0] {
+        for x in [x, -x] {
+            let q = Q16::from_f64(x);
+            assert!(
+                q.sinh().is_poison() && q.cosh().is_poison(),
+                "sinh, cosh({x})"
+            );
+        }
+    }
+}
+
+#[test]
 fn overflow_is_poison_and_the_tape_names_the_operation() {
     // 200 * 200 = 40000 is out of range: the product is poison, written as its own statement.
     let tape = Tape::<Q16, 16>::new();

@@ -20,16 +20,18 @@ use std::process::{Command, ExitCode, Stdio};
 use crate::cli::{shard, Arg, Args};
 
 /// The files holding the derivative and forward rules: the op table, `f32`'s `tanh` (integer
-/// arithmetic of the core's own), the handles that apply the chain rule (one- and two-input,
+/// arithmetic of the core's own), `Q16`'s elementary functions (the same), the handles that apply the chain rule (one- and two-input,
 /// their out-of-line merges, n-ary, a `stmt!` statement's), the layer statement (its writer,
 /// where that writer reads its parameters and writes its rows, a network written in one call,
 /// and the sweep that forms its partials), the tape's writes (each statement's slots, the capacity
 /// test and the sticky error where they do not fit), how a slot's link encodes a header, a layer
 /// row or an operand (`tape/slot.rs`), the dual-number rules and the composite
 /// functions. Update when the tape is redesigned.
-pub const RULE_FILES: [&str; 17] = [
+pub const RULE_FILES: [&str; 19] = [
     "autograd-core/src/op.rs",
     "autograd-core/src/scalar/tanhf.rs",
+    "autograd-core/src/fixed/funcs.rs",
+    "autograd-core/src/fixed/funcs/tanh.rs",
     "autograd-core/src/var.rs",
     "autograd-core/src/var/combine.rs",
     "autograd-core/src/var/merge.rs",
@@ -54,12 +56,13 @@ const HELP: &str = "\
 cargo xtask mutants [options]
 
 Mutation testing (cargo-mutants) of the core's derivative and forward rules and the tape's
-writes: op.rs, scalar/tanhf.rs, var.rs, var/combine.rs, var/merge.rs, var/nary.rs,
-var/statement.rs, var/layer.rs, var/layer/source.rs, var/layer/heads.rs, var/layer/stack.rs,
-tape/backward.rs, tape/write.rs, tape/slot.rs, dual.rs, dual_vec.rs, math.rs. The killer is
-the core's tests, `stmt!`'s (autograd-macros) and `cargo xtask check --quick`. Prints caught /
-missed / unviable / timeout counts, the score and the surviving mutants. Long: about a minute
-per mutant per job. Installs cargo-mutants if missing.
+writes: op.rs, scalar/tanhf.rs, fixed/funcs.rs, fixed/funcs/tanh.rs, var.rs, var/combine.rs,
+var/merge.rs, var/nary.rs, var/statement.rs, var/layer.rs, var/layer/source.rs,
+var/layer/heads.rs, var/layer/stack.rs, tape/backward.rs, tape/write.rs, tape/slot.rs,
+dual.rs, dual_vec.rs, math.rs. The killer is the core's tests, `stmt!`'s (autograd-macros)
+and `cargo xtask check --quick`. Prints caught / missed / unviable / timeout counts, the score
+and the surviving mutants. Long: about a minute per mutant per job. Installs cargo-mutants if
+missing.
 
 Options:
   --file PATH      mutate only this file (repeatable; default: all of the above)

@@ -438,7 +438,7 @@ pub(super) fn cosh(x: i32) -> i64 {
 
 /// `atan t` in Q30 for `t` in `[0, 1]` (Q30): above `tan(pi/12)` by
 /// `atan t = pi/6 + atan((t sqrt 3 - 1) / (t + sqrt 3))`, then the series.
-fn atan_unit(t: i64) -> i64 {
+pub(super) fn atan_unit(t: i64) -> i64 {
     let (base, t) = if t > TAN_PI_12 {
         let u = div_round((mul30(t, SQRT3) - ONE30) << 30, t + SQRT3);
         (PI_6, u)

@@ -125,7 +125,7 @@ fn the_products_and_quotients_by_parts_are_exact() {
             ((a30 as u64 * b30 as u64 + (1 << 29)) >> 30) as u32
         );
         assert_eq!(funcs::mul30u(a30, b30), funcs::mul30u_by_halves(a30, b30));
-        // n < d < 2^31: the restoring division rounds as the 64-bit one does.
+        // n < d < 2^31: the restoring division rounds as the 64-bit one does; n = d is 1.
         let d = (p >> 33) as i64 + 1;
         let n = (p as u32 >> 1) as i64 % d;
         for bits in [16, 30] {
@@ -134,6 +134,7 @@ fn the_products_and_quotients_by_parts_are_exact() {
                 funcs::div_round(n << bits, d),
                 "{n} / {d} at {bits} bits"
             );
+            assert_eq!(funcs::div_below_one(d, d, bits), 1 << bits, "{d} / {d}");
         }
     }
 }
@@ -269,4 +270,18 @@ fn display_and_debug() {
     assert_eq!(format!("{}", q(-2.5)), "-2.5");
     assert_eq!(format!("{:?}", q(0.25)), "Q16(0.25)");
     assert_eq!(format!("{}", Q16::POISON), "poison");
+}
+
+#[test]
+fn atan_in_q30_is_within_a_few_units_of_2_to_the_minus_30() {
+    // The Q30 angle that atan, atan2, asin and acos round to Q16: its own error, far below
+    // what a Q16 result can show (a step is 2^14 of these units), over every 61st t in [0, 1].
+    let unit = (1u64 << 30) as f64;
+    let mut worst = 0.0f64;
+    for t in (0..=1i64 << 30).step_by(61).chain([1 << 30]) {
+        let exact = (t as f64 / unit).atan() * unit;
+        worst = worst.max((funcs::atan_unit(t) as f64 - exact).abs());
+    }
+    println!("atan_unit: {worst:.2} units of 2^-30");
+    assert!(worst <= 4.5, "atan_unit: {worst} units of 2^-30");
 }
