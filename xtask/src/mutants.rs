@@ -20,13 +20,13 @@ use std::process::{Command, ExitCode, Stdio};
 use crate::cli::{shard, Arg, Args};
 
 /// The files holding the derivative and forward rules: the op table, `f32`'s `tanh` (integer
-/// arithmetic of the core's own), `Q16`'s elementary functions (the same), the handles that apply the chain rule (one- and two-input,
-/// their out-of-line merges, n-ary, a `stmt!` statement's), the layer statement (its writer,
-/// where that writer reads its parameters and writes its rows, a network written in one call,
-/// and the sweep that forms its partials), the tape's writes (each statement's slots, the capacity
-/// test and the sticky error where they do not fit), how a slot's link encodes a header, a layer
-/// row or an operand (`tape/slot.rs`), the dual-number rules and the composite
-/// functions. Update when the tape is redesigned.
+/// arithmetic of the core's own), `Q16`'s elementary functions (the same), the handles that
+/// apply the chain rule (one- and two-input, their out-of-line merges, n-ary, a `stmt!`
+/// statement's), the layer statement (its writer, where that writer reads its parameters and
+/// writes its rows, a network written in one call, and the sweep that forms its partials), the
+/// tape's writes (each statement's slots, the capacity test and the sticky error where they do
+/// not fit), how a slot's link encodes a header, a layer row or an operand (`tape/slot.rs`), the
+/// dual-number rules and the composite functions. Update when the tape is redesigned.
 pub const RULE_FILES: [&str; 19] = [
     "autograd-core/src/op.rs",
     "autograd-core/src/scalar/tanhf.rs",
