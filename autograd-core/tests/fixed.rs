@@ -300,8 +300,7 @@ fn inverse_sines_at_the_ends_of_their_domain() {
     assert_eq!(minus_one.asin(), Q16::from_f64(-FRAC_PI_2));
     assert_eq!(one.acos(), Q16::ZERO);
     assert_eq!(minus_one.acos(), Q16::from_f64(PI));
-    let step = Q16::from_bits(1);
-    for past in [one + step, minus_one - step] {
+    for past in [one + Q16::STEP, minus_one - Q16::STEP] {
         assert!(past.asin().is_poison() && past.acos().is_poison(), "{past}");
     }
 }
@@ -312,7 +311,7 @@ fn the_exponentials_past_their_grids_round_to_0_or_are_poison() {
     // (2^-17) for x < -11.8 and 2^x for x < -17, so both are 0, also where reducing x by ln 2
     // would overflow if it were computed (below about -1418). Above them e^x is poison from
     // ln 32768 = 10.397 on.
-    let most_negative = Q16::from_bits(i32::MIN + 1).to_f64();
+    let most_negative = Q16::MIN.to_f64();
     for x in [
         most_negative,
         -30000.0,
