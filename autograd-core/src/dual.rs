@@ -246,6 +246,11 @@ macro_rules! dual_rules {
                 self.chain(c, -s)
             }
             #[inline]
+            fn sin_cos(self) -> (Self, Self) {
+                let (s, c) = self.re.sin_cos();
+                (self.chain(s, c), self.chain(c, -s))
+            }
+            #[inline]
             fn tan(self) -> Self {
                 let t = self.re.tan();
                 self.chain(t, S::ONE + t * t)
@@ -458,11 +463,6 @@ macro_rules! dual_rules {
             #[inline]
             fn is_zero(self) -> bool {
                 self.re.is_zero() && self.tangent_is_zero()
-            }
-            #[inline]
-            fn sin_cos(self) -> (Self, Self) {
-                let (s, c) = self.re.sin_cos();
-                (self.chain(s, c), self.chain(c, -s))
             }
         }
 

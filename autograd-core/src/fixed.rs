@@ -354,6 +354,13 @@ impl Number for Q16 {
     fn cos(self) -> Self {
         lift(self, funcs::cos)
     }
+    fn sin_cos(self) -> (Self, Self) {
+        if self.is_poison() {
+            return (Q16::POISON, Q16::POISON);
+        }
+        let (s, c) = funcs::sin_cos(self.0);
+        (Q16::checked(s), Q16::checked(c))
+    }
     fn tan(self) -> Self {
         lift(self, funcs::tan)
     }
@@ -482,9 +489,6 @@ impl Scalar for Q16 {
     #[inline]
     fn is_zero(self) -> bool {
         self.0 == 0
-    }
-    fn sin_cos(self) -> (Self, Self) {
-        (self.sin(), self.cos())
     }
 }
 

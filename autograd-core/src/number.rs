@@ -114,6 +114,26 @@ pub trait Number:
     /// assert_eq!((y.re, y.eps), (1.0, 0.0)); // -sin 0
     /// ```
     fn cos(self) -> Self;
+    /// `(sin x, cos x)`, the same values as [`sin`](Self::sin) and [`cos`](Self::cos) bit for
+    /// bit, from one computation where the type has one: `f32` and `f64` share libm's argument
+    /// reduction (`sincos`), `Q16` its angle, a dual number or a tape handle one call of its
+    /// scalar's. Code that needs both (a rotation, polar coordinates) calls this once.
+    ///
+    /// ```
+    /// use autograd_core::{Number, Tape};
+    ///
+    /// assert_eq!(Number::sin_cos(0.5_f64), (Number::sin(0.5_f64), Number::cos(0.5_f64)));
+    /// let tape = Tape::<f64, 16>::new();
+    /// let t = tape.var(0.5);
+    /// let (s, c) = t.sin_cos();
+    /// let grads = tape.backward(s * c).unwrap();
+    /// // d/dt sin t cos t = cos^2 t - sin^2 t
+    /// assert_eq!(grads.wrt(t), c.value() * c.value() - s.value() * s.value());
+    /// ```
+    #[inline]
+    fn sin_cos(self) -> (Self, Self) {
+        (self.sin(), self.cos())
+    }
     /// Tangent (radians).
     ///
     /// ```

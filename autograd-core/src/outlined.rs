@@ -159,6 +159,11 @@ impl<S: Scalar> Number for Outlined<S> {
         log10(), exp2(), cbrt(), atan2(x: Self), hypot(other: Self), square(),
         mul_f64(c: f64), add_f64(c: f64), rsub_f64(c: f64), mul_add(a: Self, b: Self),
     );
+    #[inline(always)]
+    fn sin_cos(self) -> (Self, Self) {
+        let (s, c) = self.0.sin_cos();
+        (Outlined(s), Outlined(c))
+    }
 }
 
 crate::tape::inline_layout!([S: Scalar] Outlined<S>);
@@ -182,11 +187,6 @@ impl<S: Scalar> Scalar for Outlined<S> {
     #[inline(always)]
     fn is_zero(self) -> bool {
         self.0.is_zero()
-    }
-    #[inline(always)]
-    fn sin_cos(self) -> (Self, Self) {
-        let (s, c) = self.0.sin_cos();
-        (Outlined(s), Outlined(c))
     }
 }
 

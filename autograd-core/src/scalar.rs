@@ -89,19 +89,6 @@ pub trait Scalar:
     /// assert!(d == Dual::constant(0.0) && !d.is_zero()); // `==` compares the real parts
     /// ```
     fn is_zero(self) -> bool;
-
-    /// `(sin x, cos x)`; for `f32`/`f64` one libm call that shares the argument reduction
-    /// (bit-identical to `sin` and `cos`, cheaper than both), which forward mode uses.
-    ///
-    /// ```
-    /// use autograd_core::Scalar;
-    /// let (s, c) = Scalar::sin_cos(0.5_f64);
-    /// assert_eq!((s, c), (autograd_core::Number::sin(0.5_f64), autograd_core::Number::cos(0.5_f64)));
-    /// ```
-    #[inline]
-    fn sin_cos(self) -> (Self, Self) {
-        (self.sin(), self.cos())
-    }
 }
 
 macro_rules! impl_float {
@@ -137,6 +124,10 @@ macro_rules! impl_float {
             #[inline]
             fn cos(self) -> Self {
                 $cos(self)
+            }
+            #[inline]
+            fn sin_cos(self) -> (Self, Self) {
+                $sincos(self)
             }
             #[inline]
             fn tan(self) -> Self {
@@ -274,10 +265,6 @@ macro_rules! impl_float {
             fn is_zero(self) -> bool {
                 self == 0.0
             }
-            #[inline]
-            fn sin_cos(self) -> (Self, Self) {
-                $sincos(self)
-            }
         }
     };
 }
@@ -357,13 +344,13 @@ mod tests {
                 .get(i.wrapping_sub(2000))
                 .copied()
                 .unwrap_or(-40.0 + 0.04 * i as f64 + 1e-3);
-            let (s, c) = Scalar::sin_cos(x);
+            let (s, c) = Number::sin_cos(x);
             assert_eq!(
                 (s.to_bits(), c.to_bits()),
                 (libm::sin(x).to_bits(), libm::cos(x).to_bits())
             );
             let x = x as f32;
-            let (s, c) = Scalar::sin_cos(x);
+            let (s, c) = Number::sin_cos(x);
             assert_eq!(
                 (s.to_bits(), c.to_bits()),
                 (libm::sinf(x).to_bits(), libm::cosf(x).to_bits())

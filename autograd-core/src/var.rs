@@ -421,6 +421,31 @@ impl<'t, S: Scalar> Var<'t, S> {
         outlined_binary!(S, self, other, Hypot, Hypot, Hypot);
         self.binary(Op::Hypot, other)
     }
+    /// `(sin self, cos self)` from one call of the scalar's `sin_cos` instead of one each: the
+    /// two handles are [`sin`](Self::sin)'s and [`cos`](Self::cos)'s, bit for bit (their rows
+    /// of the table of operations, `sin`'s derivative `cos` and `cos`'s `-sin`, taken from the
+    /// one pair of values; `tests/sin_cos.rs` compares them).
+    ///
+    /// ```
+    /// use autograd_core::Tape;
+    /// let tape = Tape::<f64, 8>::new();
+    /// let (r, t) = (tape.var(2.0), tape.var(0.5));
+    /// let (s, c) = t.sin_cos();
+    /// let (x, y) = (r * c, r * s); // polar to Cartesian
+    /// let g = tape.backward(x)?;
+    /// assert_eq!((g.wrt(r), g.wrt(t)), (c.value(), -2.0 * s.value()));
+    /// let g = tape.backward(y)?;
+    /// assert_eq!((g.wrt(r), g.wrt(t)), (s.value(), 2.0 * c.value()));
+    /// # Ok::<(), autograd_core::TapeError>(())
+    /// ```
+    #[inline(always)]
+    pub fn sin_cos(self) -> (Self, Self) {
+        if S::OUTLINED {
+            return (self.sin(), self.cos());
+        }
+        let (s, c) = self.value().sin_cos();
+        (self.chain(Op::Sin, s, c), self.chain(Op::Cos, c, -s))
+    }
 }
 
 /// The pairs, indices and [`Meta`] of a handle to statement `index` (none if it is `POISON`),

@@ -165,7 +165,7 @@ fn as_a_plain_number_it_is_its_scalar() {
             assert_eq!(x.0.to_bits(), y.to_bits(), "{}", b.name());
         }
         assert_eq!(Outlined(a).ln_1p().0.to_bits(), Scalar::ln_1p(a).to_bits());
-        let (s, c) = Scalar::sin_cos(a);
+        let (s, c) = Number::sin_cos(a);
         assert_eq!(Outlined(a).sin_cos(), (Outlined(s), Outlined(c)));
     }
     assert_eq!(Outlined(2.5_f32).to_string(), "2.5");

@@ -406,6 +406,12 @@ pub(super) fn cos(x: i32) -> i64 {
     shr_round(sin_cos_q30((x as i64) << 14).1, 14)
 }
 
+/// `(sin x, cos x)` from one angle: the same bits as [`sin`] and [`cos`].
+pub(super) fn sin_cos(x: i32) -> (i64, i64) {
+    let (s, c) = sin_cos_q30((x as i64) << 14);
+    (shr_round(s, 14), shr_round(c, 14))
+}
+
 /// `tan x`; out of range near the poles. Measured over [-10, 10]: at most 0.5 steps, or 0.5
 /// steps per unit of a result above 1.
 pub(super) fn tan(x: i32) -> i64 {

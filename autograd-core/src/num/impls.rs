@@ -188,7 +188,7 @@ macro_rules! num_traits_impls {
             fn cos(self) -> Self { Number::cos(self) }
             fn tan(self) -> Self { Number::tan(self) }
             fn tanh(self) -> Self { Number::tanh(self) }
-            fn sin_cos(self) -> (Self, Self) { (Number::sin(self), Number::cos(self)) }
+            fn sin_cos(self) -> (Self, Self) { Number::sin_cos(self) }
             fn max(self, other: Self) -> Self {
                 // `Float`'s NaN rule: the other argument.
                 if self.real().is_nan() { other }

@@ -187,6 +187,10 @@ impl<'t, S: Scalar> Number for Var<'t, S> {
         Var::cos(self)
     }
     #[inline(always)]
+    fn sin_cos(self) -> (Self, Self) {
+        Var::sin_cos(self)
+    }
+    #[inline(always)]
     fn tan(self) -> Self {
         Var::tan(self)
     }
