@@ -16,7 +16,9 @@
 //! `trainer REPS`: REPS steps of the same network through autograd-nn's `Trainer` (and SGD).
 //! `xor REPS`: REPS steps of the firmware's minimal embedding on the host (`firmware/src/bin/
 //! minimal.rs`: XOR, an `f32` MLP [2, 4, 1] with tanh units, on a 256-slot tape, through the
-//! `Trainer`), for the host's view of what the firmware counts.
+//! `Trainer`), for the host's view of what the firmware counts. `polar N REPS`: REPS gradients
+//! of `sum r_i cos t_i + r_i sin t_i` over N pairs, the sine and cosine from one `sin_cos`;
+//! `polar-apart` the same from `sin` and `cos` (`Number::sin_cos`'s saving).
 //!
 //! The workloads that do not use the tape (plain evaluations, easy-ml's `Record`, the
 //! hand-written backprop) are counted from a binary of their own, `examples/profile_reference.rs`,
@@ -115,6 +117,21 @@ fn main() {
                 }
             }
         }
+        (Some(name @ ("polar" | "polar-apart")), _) => {
+            let (n, reps) = (number(1, 1000), number(2, 10));
+            let polar = Polar {
+                together: name == "polar",
+            };
+            let x = point(2 * n);
+            let mut g = vec![0.0; 2 * n];
+            for _ in 0..reps {
+                if let Err(e) = reverse_gradient_of(&mut tape, &polar, &x, &mut g) {
+                    eprintln!("error: {e}");
+                    std::process::exit(2);
+                }
+            }
+            println!("{name} n = {n}: {} slots, g1 = {}", tape.len(), g[1]);
+        }
         (Some(name), Some((f, statements))) => {
             let (n, reps) = (number(1, 1000), number(2, 10));
             let x = point(n);
@@ -137,9 +154,31 @@ fn main() {
         }
         _ => {
             eprintln!(
-                "usage: profile rosenbrock|dense[-stmt] N REPS [driver] | profile moons|trainer|xor REPS (plain evaluations, easy-ml and the hand-written backprop: profile_reference)"
+                "usage: profile rosenbrock|dense[-stmt] N REPS [driver] | profile polar[-apart] N REPS | profile moons|trainer|xor REPS (plain evaluations, easy-ml and the hand-written backprop: profile_reference)"
             );
             std::process::exit(2);
         }
+    }
+}
+
+/// `sum_i r_i cos t_i + r_i sin t_i` over the pairs `(r_i, t_i) = (x_2i, x_2i+1)`, the sine
+/// and cosine from one `sin_cos` call (`together`) or from `sin` and `cos`.
+struct Polar {
+    together: bool,
+}
+
+impl autograd_core::Function for Polar {
+    fn eval<T: autograd_core::Number>(&self, x: &[T]) -> T {
+        let mut sum = T::zero();
+        for p in x.chunks_exact(2) {
+            let (r, t) = (p[0], p[1]);
+            let (s, c) = if self.together {
+                t.sin_cos()
+            } else {
+                (t.sin(), t.cos())
+            };
+            sum += r * c + r * s;
+        }
+        sum
     }
 }

@@ -61,8 +61,9 @@ pub trait Function {
 /// struct Polar;
 /// impl VectorFunction for Polar {
 ///     fn eval<T: Number>(&self, x: &[T], out: &mut [T]) {
-///         out[0] = x[0] * x[1].cos();
-///         out[1] = x[0] * x[1].sin();
+///         let (s, c) = x[1].sin_cos(); // both from one computation
+///         out[0] = x[0] * c;
+///         out[1] = x[0] * s;
 ///     }
 /// }
 /// let (mut y, mut j) = ([0.0; 2], [0.0; 4]);

@@ -293,10 +293,18 @@ fn check_outlined<S: Scalar>(p: &Program, inputs: &[S], gradient: &[S], swept: &
     assert_eq!(stmts.len(), swept.len(), "outlined tape's statements");
     for (a, b) in stmts.iter().zip(swept) {
         let at = b.id.index();
-        assert_eq!((a.id.index(), a.node.op), (at, b.node.op), "outlined statement {at}");
+        assert_eq!(
+            (a.id.index(), a.node.op),
+            (at, b.node.op),
+            "outlined statement {at}"
+        );
         assert!(same(a.node.value.0, b.node.value), "outlined value {at}");
         assert!(same(a.node.grad.0, b.node.grad), "outlined adjoint {at}");
-        assert_eq!(a.operands.len(), b.operands.len(), "outlined operands of {at}");
+        assert_eq!(
+            a.operands.len(),
+            b.operands.len(),
+            "outlined operands of {at}"
+        );
         for (o, q) in a.operands.iter().zip(&b.operands) {
             assert!(o.0 == q.0 && same(o.1 .0, q.1), "outlined operand of {at}");
         }
