@@ -424,7 +424,8 @@ impl<'t, S: Scalar> Var<'t, S> {
     /// `(sin self, cos self)` from one call of the scalar's `sin_cos` instead of one each: the
     /// two handles are [`sin`](Self::sin)'s and [`cos`](Self::cos)'s, bit for bit (their rows
     /// of the table of operations, `sin`'s derivative `cos` and `cos`'s `-sin`, taken from the
-    /// one pair of values; `tests/sin_cos.rs` compares them).
+    /// one pair of values; `tests/sin_cos.rs` compares them). On a tape of
+    /// [`Outlined`](crate::Outlined) scalars it records `sin` and `cos`, each out of line.
     ///
     /// ```
     /// use autograd_core::Tape;
