@@ -105,6 +105,15 @@ fn q16_takes_both_from_one_angle_with_the_same_bits() {
         let (s, c) = q.sin_cos();
         let apart = (q.sin().to_bits(), q.cos().to_bits());
         assert_eq!((s.to_bits(), c.to_bits()), apart, "{b}");
+        // Against f64 where Q16's sine and cosine are measured (tests/fixed.rs): half a step.
+        let x = q.to_f64();
+        if x.abs() <= 1000.0 {
+            let steps = |v: Q16, exact: f64| (v.to_f64() - exact).abs() * 65536.0;
+            assert!(
+                steps(s, x.sin()) <= 0.51 && steps(c, x.cos()) <= 0.51,
+                "{x}"
+            );
+        }
     }
     let p = Q16::from_bits(i32::MIN);
     let (s, c) = p.sin_cos();
