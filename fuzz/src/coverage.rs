@@ -68,8 +68,8 @@ pub fn exercised_by(op: Op) -> &'static [Kind] {
         Op::Exp => &[K::Unary(U::Exp)],
         Op::Ln => &[K::Unary(U::Ln)],
         Op::Sqrt => &[K::Unary(U::Sqrt)],
-        // `sin` and `cos` of an odd slot go through `sin_cos` (`program::step`), which writes
-        // both statements where the values are not finite, the unused one too.
+        // `sin` and `cos` whose operand byte is odd go through `sin_cos` (`program::step`), which
+        // writes both statements where the values are not finite, the unused one too.
         Op::Sin => &[K::Unary(U::Sin), K::Unary(U::Cos)],
         Op::Cos => &[K::Unary(U::Cos), K::Unary(U::Sin)],
         Op::Tan => &[K::Unary(U::Tan)],

@@ -69,8 +69,8 @@ pub fn run_prefix<T: Number>(p: &Program, inputs: &[T], n: usize) -> Vec<T> {
 pub fn step<T: Number>(slots: &[T], instr: &Instr) -> T {
     let at = |i: u8| slots[i as usize % slots.len()];
     match *instr {
-        // `sin` and `cos` of an odd slot go through `Number::sin_cos`, which must give the same
-        // result bit for bit: every mode, the reference and the Q16 checks then check it too.
+        // `sin` and `cos` whose operand byte is odd go through `Number::sin_cos`, which must give
+        // the same result bit for bit: every mode, the reference and the Q16 checks check it too.
         Instr::Unary(Unary::Sin, a) if a % 2 == 1 => at(a).sin_cos().0,
         Instr::Unary(Unary::Cos, a) if a % 2 == 1 => at(a).sin_cos().1,
         Instr::Unary(op, a) => op.apply(at(a)),
