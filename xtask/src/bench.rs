@@ -126,8 +126,10 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         ));
     }
     let mut facts = criterion::read_facts(&report_dir.join("facts.tsv"));
-    // The last `--compile-time` measurement, if any.
-    facts.extend(criterion::read_facts(&report_dir.join("compile-time.tsv")));
+    // The last `--compile-time` measurement, if any, and which run made it.
+    let compile_tsv = report_dir.join("compile-time.tsv");
+    facts.extend(criterion::read_facts(&compile_tsv));
+    let compile_source = compile_time::source(&compile_tsv);
     if counted {
         facts.extend(criterion::read_facts(&counts));
     }
@@ -149,7 +151,8 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         },
         ..machine::machine()
     };
-    let report = Report::new(&medians, &facts);
+    let mut report = Report::new(&medians, &facts);
+    report.compile_source = compile_source;
 
     let rendered = report.render(&machine);
     println!("{rendered}");

@@ -95,7 +95,15 @@ pub fn run(target: &Path, ops: &[usize], debuginfo: bool) -> Result<ExitCode, St
     let report = target.join("bench-report");
     std::fs::create_dir_all(&report).map_err(|e| format!("{}: {e}", report.display()))?;
     let mut rows = Vec::new();
-    let mut tsv = String::new();
+    // The first line says which run this is: a later full run's report quotes it beside the
+    // build times it reads from this file (`source`).
+    let list: Vec<String> = ops.iter().map(usize::to_string).collect();
+    let mut tsv = format!(
+        "{SOURCE}`cargo xtask bench --compile-time --ops {}{}` at {}\n",
+        list.join(","),
+        if debuginfo { " --debuginfo" } else { "" },
+        super::report::provenance()
+    );
     for name in &members {
         build(&["clean", "--release", "-p", name])?;
         eprintln!("timing: cargo build --release -p {name}");
@@ -145,6 +153,18 @@ pub fn run(target: &Path, ops: &[usize], debuginfo: bool) -> Result<ExitCode, St
     println!("{out}");
     println!("wrote {}", report.join("compile-time.tsv").display());
     Ok(ExitCode::SUCCESS)
+}
+
+/// The first line of `compile-time.tsv` starts with this, then names the run's command, commit
+/// and date. (The facts' reader passes over it: it holds no tab.)
+const SOURCE: &str = "# measured by ";
+
+/// Which run wrote the `compile-time.tsv` at `path`: its command, commit and date, or `None`
+/// for a missing file or one that does not say (written before it did).
+pub fn source(path: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let first = text.lines().next()?.strip_prefix(SOURCE)?;
+    (!first.is_empty() && !first.contains('\t')).then(|| first.to_string())
 }
 
 fn write(path: &Path, text: &str) -> Result<(), String> {
@@ -322,5 +342,22 @@ mod tests {
         assert_eq!(Mode::Reverse.features(), "");
         assert!(Mode::OutlinedTape.entry().contains("Tape::<Outlined<f64>"));
         assert_eq!(Mode::OutlinedTape.features(), "");
+    }
+
+    #[test]
+    fn the_file_names_the_run_that_wrote_it() {
+        let dir = std::env::temp_dir().join(format!("xtask-compile-time-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("compile-time.tsv");
+        let run = "`cargo xtask bench --compile-time --ops 10` at commit `abc1234`, 2026-12-06";
+        std::fs::write(&path, format!("{SOURCE}{run}\ncompile_s/reverse/10\t1.5\n")).unwrap();
+        assert_eq!(source(&path).as_deref(), Some(run));
+        let facts = crate::bench::criterion::read_facts(&path);
+        assert_eq!(facts.len(), 1, "the first line is not a fact: {facts:?}");
+        // Written before the first line said anything: no source, the figures still read.
+        std::fs::write(&path, "compile_s/reverse/10\t1.5\n").unwrap();
+        assert_eq!(source(&path), None);
+        assert_eq!(source(&dir.join("missing.tsv")), None);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

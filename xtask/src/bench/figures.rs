@@ -40,6 +40,9 @@ pub struct Report<'a> {
     /// Figures derived from the medians, by name (also written to the JSON).
     pub derived: BTreeMap<String, f64>,
     pub targets: Vec<Target>,
+    /// Which `--compile-time` run the build times among the facts come from: its command,
+    /// commit and date (the first line of `compile-time.tsv`), `None` if it did not say.
+    pub compile_source: Option<String>,
 }
 
 pub fn median_of(m: &Medians, function: &str, mode: &str, n: usize) -> Option<f64> {
@@ -93,6 +96,7 @@ impl<'a> Report<'a> {
             facts,
             derived: BTreeMap::new(),
             targets: Vec::new(),
+            compile_source: None,
         };
         r.derive();
         r

@@ -20,10 +20,11 @@ Options:
   FILTER        a criterion filter (regex over benchmark ids), e.g. 'moons'; a filtered run
                 does not rewrite autograd-bench/PERFORMANCE.md and counts no instructions
   --compile-time  instead: time the release build of generated straight-line functions of
-                --ops operations (default 1000,3000) for Var<f64> (also with autograd-core's
-                outlined-ops feature, and on a tape of Outlined<f64>) and Dual<f64>, with
-                cargo's default release profile (no debug info), as a user's `cargo build
-                --release`
+                --ops operations (default 1000,3000; each 1 to 10000) for Var<f64> (also
+                with autograd-core's outlined-ops feature, and on a tape of Outlined<f64>)
+                and Dual<f64>, with cargo's default release profile (no debug info), as a
+                user's `cargo build --release`; the next full run's report names this
+                run's command, commit and date beside its build times
   --debuginfo   with --compile-time: build them with debug = 1, this project's release
                 profile (rustc then overflows its stack on the 3,000-operation Var<f64>
                 function, in LLVM's debug-info output)
@@ -63,6 +64,7 @@ pub fn parse(args: &[String]) -> Result<Option<Options>, String> {
         ops: vec![1000, 3000],
         debuginfo: false,
     };
+    let mut ops_given = false;
     let mut args = Args::new(args, HELP);
     while let Some(arg) = args.next()? {
         match arg {
@@ -70,11 +72,8 @@ pub fn parse(args: &[String]) -> Result<Option<Options>, String> {
             Arg::Option("--compile-time") => o.compile = true,
             Arg::Option("--debuginfo") => o.debuginfo = true,
             Arg::Option("--ops") => {
-                o.ops = args
-                    .value()
-                    .ok()
-                    .and_then(|v| v.split(',').map(|n| n.trim().parse().ok()).collect())
-                    .ok_or("--ops takes a comma-separated list of operation counts")?;
+                o.ops = operation_counts(args.value()?)?;
+                ops_given = true;
             }
             Arg::Option("--quick") => o.quick = true,
             Arg::Option("--no-run") => o.no_run = true,
@@ -89,10 +88,56 @@ pub fn parse(args: &[String]) -> Result<Option<Options>, String> {
             }
         }
     }
-    if o.debuginfo && !o.compile {
-        return Err("--debuginfo is an option of --compile-time".into());
+    if !o.compile {
+        if o.debuginfo {
+            return Err("--debuginfo is an option of --compile-time".into());
+        }
+        if ops_given {
+            return Err("--ops is an option of --compile-time".into());
+        }
+    } else {
+        // The timed run's options would be ignored: say so rather than run something else.
+        let timed = [
+            (o.quick, "--quick"),
+            (o.no_run, "--no-run"),
+            (o.wall_clock, "--wall-clock"),
+            (o.enzyme, "--enzyme"),
+            (o.filter.is_some(), "a FILTER"),
+        ];
+        if let Some((_, name)) = timed.iter().find(|(given, _)| *given) {
+            return Err(format!(
+                "{name} is an option of the timed benchmarks, not of --compile-time (which \
+                 takes --ops and --debuginfo)"
+            ));
+        }
     }
     Ok(Some(o))
+}
+
+/// The largest `--ops`: the build time grows with the square of the length (PERFORMANCE.md,
+/// "why the long function's build still grows"), so 10,000 operations already take most of an
+/// hour on `Var<f64>`.
+pub const MAX_OPS: usize = 10_000;
+
+/// `--ops`' comma-separated list: each count from 1 to [`MAX_OPS`], each once.
+fn operation_counts(list: &str) -> Result<Vec<usize>, String> {
+    let mut ops = Vec::new();
+    for item in list.split(',').map(str::trim) {
+        let n: usize = item.parse().map_err(|_| {
+            format!("--ops {list}: `{item}` is not an operation count (a whole number)")
+        })?;
+        if n == 0 || n > MAX_OPS {
+            return Err(format!(
+                "--ops {list}: {n} operations; give 1 to {MAX_OPS} (the build time grows with \
+                 the square of the length)"
+            ));
+        }
+        if ops.contains(&n) {
+            return Err(format!("--ops {list}: {n} is given twice"));
+        }
+        ops.push(n);
+    }
+    Ok(ops)
 }
 
 #[cfg(test)]
@@ -113,6 +158,12 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!((o.compile, o.ops, o.debuginfo), (true, vec![10, 20], false));
+        let o = parsed(&["--compile-time", "--ops", "1,10000"])
+            .unwrap()
+            .unwrap();
+        assert_eq!(o.ops, [1, MAX_OPS]);
+        let o = parsed(&["--compile-time"]).unwrap().unwrap();
+        assert_eq!(o.ops, [1000, 3000]);
         let o = parsed(&["--compile-time", "--debuginfo"]).unwrap().unwrap();
         assert!(o.compile && o.debuginfo);
         assert!(
@@ -122,7 +173,17 @@ mod tests {
         assert_eq!(parsed(&["-h"]).unwrap(), None);
         for bad in [
             &["--ops"][..],
-            &["--ops", "1,x"],
+            &["--compile-time", "--ops", "1,x"],
+            &["--compile-time", "--ops", ""],
+            &["--compile-time", "--ops", "0"],
+            &["--compile-time", "--ops", "1000,10001"],
+            &["--compile-time", "--ops", "1000,1000"],
+            &["--ops", "1000"],
+            &["--compile-time", "--quick"],
+            &["--compile-time", "--no-run"],
+            &["--compile-time", "--wall-clock"],
+            &["--compile-time", "--enzyme"],
+            &["--compile-time", "moons"],
             &["a", "b"],
             &["--frob"],
             &["-x^2"],
@@ -130,5 +191,11 @@ mod tests {
         ] {
             assert!(parsed(bad).is_err(), "{bad:?}");
         }
+        let said = |v: &[&str]| parsed(v).err().unwrap_or_default();
+        assert!(said(&["--compile-time", "--ops", "10,0"]).contains("0 operations; give 1 to"));
+        assert!(said(&["--compile-time", "--ops", "7,7"]).contains("7 is given twice"));
+        assert!(said(&["--compile-time", "--ops", "7,a"]).contains("`a` is not"));
+        assert!(said(&["--ops", "7"]).contains("--ops is an option of --compile-time"));
+        assert!(said(&["moons", "--compile-time"]).starts_with("a FILTER is an option"));
     }
 }
