@@ -146,7 +146,7 @@ impl<'t, S: Scalar> Var<'t, S> {
             }
             // Then the activation, in a pass of its own as it would follow `affine_layer_of`:
             // a result it writes (a non-finite one) comes after every row's statements.
-            apply_each(&mut f, y);
+            activate_in_place(&mut f, y);
         }
         Ok(())
     }
@@ -185,6 +185,38 @@ impl<'t, S: Scalar> Var<'t, S> {
 pub trait Activate<'t, S: Scalar> {
     /// The image of one output `v`: a handle computed from it by operations on its tape.
     fn apply(&mut self, v: Var<'t, S>) -> Var<'t, S>;
+
+    /// `put(i, self.apply(get(i)))` for each `i` in `0..n` in turn, until `put` returns `false`
+    /// (then `false`); how the writers apply the activation to a layer's outputs. A type that
+    /// chooses among several functions at run time can override it to choose once for all `n`
+    /// (as `autograd-nn`'s activations do) rather than once an output; the result must be what
+    /// this default gives.
+    ///
+    /// ```
+    /// use autograd_core::{Activate, Tape, Var};
+    /// let tape = Tape::<f64, 8>::new();
+    /// let x = [tape.var(-1.0), tape.var(2.0)];
+    /// let mut y = [Var::constant(0.0); 2];
+    /// let mut relu = Var::relu;
+    /// assert!(relu.apply_each(2, |i| x[i], |i, v| {
+    ///     y[i] = v;
+    ///     true
+    /// }));
+    /// assert_eq!((y[0].value(), y[1].value()), (0.0, 2.0));
+    /// ```
+    #[inline(always)]
+    fn apply_each<G, P>(&mut self, n: usize, mut get: G, mut put: P) -> bool
+    where
+        G: FnMut(usize) -> Var<'t, S>,
+        P: FnMut(usize, Var<'t, S>) -> bool,
+    {
+        for i in 0..n {
+            if !put(i, self.apply(get(i))) {
+                return false;
+            }
+        }
+        true
+    }
 }
 
 impl<'t, S: Scalar, F: FnMut(Var<'t, S>) -> Var<'t, S>> Activate<'t, S> for F {
@@ -207,7 +239,7 @@ impl<'t, S: Scalar> Activate<'t, S> for Identity {
 /// `f` on each of `y`, in order: the activation after a layer written row by row or without
 /// room (rare: out of line, so the writer holds one inlined copy of the activation, not three).
 #[inline(never)]
-fn apply_each<'t, S: Scalar>(f: &mut impl Activate<'t, S>, y: &mut [Var<'t, S>]) {
+fn activate_in_place<'t, S: Scalar>(f: &mut impl Activate<'t, S>, y: &mut [Var<'t, S>]) {
     y.iter_mut().for_each(|v| *v = f.apply(*v));
 }
 
@@ -293,7 +325,7 @@ fn write<'t, S: Scalar, P: Source<'t, S>>(
         t.full(size);
         // (`f` only now: where the layer is not one statement it must have done nothing.)
         if let Some(f) = f {
-            apply_each(f, y);
+            activate_in_place(f, y);
         }
         return true;
     };

@@ -101,7 +101,7 @@ impl<'t, S: Scalar> Var<'t, S> {
 /// `examples/profile trainer` (3 and 5 steps) a step took 618,248 instructions like this;
 /// 670,448 with one loop over the layers holding one copy of each (3.2 KB of code on the M0
 /// instead of 4.2), 640,048 with the rows out of line and the outputs' activation in
-/// `apply_each`, 630,848 with only the latter.
+/// `activate_in_place`, 630,848 with only the latter.
 #[inline(never)]
 fn write_stack<'t, S: Scalar, A: Activate<'t, S>>(
     t: &'t TapeView<S>,
@@ -143,21 +143,21 @@ fn write_stack<'t, S: Scalar, A: Activate<'t, S>>(
         // fails to for want of room: either is then seen here, and the network given up. What
         // else an activation may do, such as set the tape's error, it does in either order.)
         let reserved = t.recording();
-        let inputs = layer.inputs.iter().zip(layer.input_values);
-        for (i, (head, (slot, held))) in below.head_values.iter().zip(inputs).enumerate() {
-            let v = f.apply(Var::statement(
-                t,
-                below.top + i as u32,
-                head.value(),
-                Op::Dot,
-            ));
-            let Some((link, partial)) = input_pair(&v, t) else {
-                return false;
-            };
-            slot.put_input(link, v.value);
-            held.set_input_partial(partial);
-        }
-        if t.wrote_since(&reserved) {
+        let (heads, inputs, held) = (below.head_values, layer.inputs, layer.input_values);
+        let n = heads.len().min(inputs.len()).min(held.len());
+        let written = f.apply_each(
+            n,
+            |i| Var::statement(t, below.top + i as u32, heads[i].value(), Op::Dot),
+            |i, v| {
+                let Some((link, partial)) = input_pair(&v, t) else {
+                    return false;
+                };
+                inputs[i].put_input(link, v.value);
+                held[i].set_input_partial(partial);
+                true
+            },
+        );
+        if !written || t.wrote_since(&reserved) {
             return false;
         }
         if !rows(t, params, &mut offset, &layer) {
