@@ -290,6 +290,52 @@ fn pow_at_a_negative_base_keeps_the_sign_of_its_derivative() {
     assert_eq!((d.re, d.eps), (1.0, -c));
 }
 
+/// The same branch (`c - 1` rounds) at a base other than -1, where `c z / x` and `c z x`
+/// differ (at -1 they agree, so the tests above cannot tell them apart), and at 0, which is not
+/// a negative base: there the derivative is `c 0^(c-1) = 0`, not `c z / x = 0 / 0`. The tape's
+/// rule (`op.rs`), forward mode's (`dual.rs`, also `DualVec`'s) and `pow` with a recorded
+/// exponent, each against the reference.
+#[test]
+fn powf_of_a_huge_integer_exponent_near_minus_one_and_at_zero() {
+    use autograd_core::DualVec;
+    let c = 9_007_199_254_740_994.0_f64; // 2^53 + 2: c - 1 rounds
+    let x = -(1.0 - 2.0_f64.powi(-44));
+    // -c (1 - 2^-44)^(c-1), by Python's `decimal` at 60 digits: `-(c * ((c - 1) * a.ln()).exp())`
+    // with `a = 1 - 2^-44`, rounded to f64 (`c z x` would be 1.1e-13 off, relatively).
+    let expected = -3.942893400600362e-207;
+    let close = |g: f64, what: &str| {
+        assert!(
+            (g - expected).abs() <= 4.0 * f64::EPSILON * expected.abs(),
+            "{what}: {g:e} vs {expected:e}"
+        );
+    };
+    for at in [x, 0.0] {
+        let tape = Tape::<f64, 8>::new();
+        let v = tape.var(at);
+        let g = tape.backward(v.powf(c)).unwrap().wrt(v);
+        let tape = Tape::<f64, 8>::new();
+        let (v, e) = (tape.var(at), tape.var(c));
+        let g_pow = tape.backward(v.pow(e)).unwrap().wrt(v);
+        let dual = Number::powf(Dual::variable(at), c).eps;
+        let dual_pow = Number::pow(Dual::variable(at), Dual::constant(c)).eps;
+        let vec = Number::powf(DualVec::<f64, 2>::variable(at, 1), c).eps[1];
+        let found = [
+            ("tape powf", g),
+            ("tape pow", g_pow),
+            ("Dual powf", dual),
+            ("Dual pow", dual_pow),
+            ("DualVec powf", vec),
+        ];
+        for (what, g) in found {
+            if at == 0.0 {
+                assert_eq!(g, 0.0, "{what} at 0");
+            } else {
+                close(g, what);
+            }
+        }
+    }
+}
+
 /// (value, d/dx) of a one-input function by forward mode (one dual number).
 fn f1<S: Scalar>(x: f64, f: impl Fn(Dual<S>) -> Dual<S>) -> (f64, f64) {
     let y = f(Dual::variable(S::from_f64(x)));
