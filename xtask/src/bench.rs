@@ -155,6 +155,8 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     report.compile_source = compile_source;
 
     let rendered = report.render(&machine);
+    // Where and when: the same words in PERFORMANCE.md's section and in summary.json.
+    let made = report::provenance();
     println!("{rendered}");
     if filter.is_none() {
         let command = match (quick, no_run, enzyme) {
@@ -168,13 +170,13 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         let old = std::fs::read_to_string(&perf).unwrap_or_default();
         std::fs::write(
             &perf,
-            report::with_generated_section(&old, &report::generated(command, &rendered)),
+            report::with_generated_section(&old, &report::generated(command, &made, &rendered)),
         )
         .map_err(|e| format!("cannot write {}: {e}", perf.display()))?;
         println!("wrote {}", perf.display());
     }
     let summary = report_dir.join("summary.json");
-    std::fs::write(&summary, report.json(&machine, &medians, &facts))
+    std::fs::write(&summary, report.json(&machine, &made, &medians, &facts))
         .map_err(|e| format!("cannot write {}: {e}", summary.display()))?;
     let svg = report_dir.join("time-vs-n.svg");
     std::fs::write(&svg, plot::plot(&medians))
