@@ -34,7 +34,7 @@ mod report;
 /// Runs the task with its arguments.
 pub fn run(args: &[String]) -> Result<ExitCode, String> {
     let Some(o) = options::parse(args)? else {
-        print!("{}", options::HELP);
+        out!("{}", options::HELP);
         return Ok(ExitCode::SUCCESS);
     };
     let Options {
@@ -157,7 +157,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     let rendered = report.render(&machine);
     // Where and when: the same words in PERFORMANCE.md's section and in summary.json.
     let made = report::provenance();
-    println!("{rendered}");
+    outln!("{rendered}");
     if filter.is_none() {
         let command = match (quick, no_run, enzyme) {
             (_, true, _) => "cargo xtask bench --no-run",
@@ -173,7 +173,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
             report::with_generated_section(&old, &report::generated(command, &made, &rendered)),
         )
         .map_err(|e| format!("cannot write {}: {e}", perf.display()))?;
-        println!("wrote {}", perf.display());
+        outln!("wrote {}", perf.display());
     }
     let summary = report_dir.join("summary.json");
     std::fs::write(&summary, report.json(&machine, &made, &medians, &facts))
@@ -181,7 +181,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     let svg = report_dir.join("time-vs-n.svg");
     std::fs::write(&svg, plot::plot(&medians))
         .map_err(|e| format!("cannot write {}: {e}", svg.display()))?;
-    println!("wrote {} and {}", summary.display(), svg.display());
+    outln!("wrote {} and {}", summary.display(), svg.display());
     Ok(if count_failed {
         ExitCode::from(1)
     } else {

@@ -325,7 +325,7 @@ impl Progress {
 
 pub fn run(args: &[String]) -> Result<ExitCode, String> {
     let Some(options) = parse(args)? else {
-        print!("{HELP}");
+        out!("{HELP}");
         return Ok(ExitCode::SUCCESS);
     };
     if options.selftest {
@@ -340,7 +340,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     for &suite in &suites {
         cases.extend(suites::cases(suite, &options));
     }
-    println!(
+    outln!(
         "cargo xtask check: {} cases in {} suite(s), seed {}, {} thread(s){}",
         cases.len(),
         suites.len(),
@@ -387,7 +387,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     }
 
     for f in &failures {
-        println!("FAILED {f}\n");
+        outln!("FAILED {f}\n");
     }
     report::print_table(&summaries);
     let totals = summaries.iter().fold(
@@ -403,14 +403,14 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         },
     );
     match sequential {
-        Some(t) => println!(
+        Some(t) => outln!(
             "wall time {:.2} s on {} threads, {:.2} s on 1 thread: speedup {:.2}x",
             wall.as_secs_f64(),
             options.threads,
             t.as_secs_f64(),
             t.as_secs_f64() / wall.as_secs_f64().max(1e-9)
         ),
-        None => println!("wall time {:.2} s on 1 thread", wall.as_secs_f64()),
+        None => outln!("wall time {:.2} s on 1 thread", wall.as_secs_f64()),
     }
     if let Some(path) = &options.json {
         let json = report::to_json(&options, &summaries, wall, sequential, &totals);
@@ -419,11 +419,13 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
                 .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         }
         std::fs::write(path, json).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-        println!("report written to {}", path.display());
+        outln!("report written to {}", path.display());
     }
-    println!(
+    outln!(
         "{} passed, {} failed, {} skipped",
-        totals.passed, totals.failed, totals.skipped
+        totals.passed,
+        totals.failed,
+        totals.skipped
     );
     Ok(if totals.failed == 0 {
         ExitCode::SUCCESS

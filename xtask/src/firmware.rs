@@ -60,7 +60,7 @@ const MINIMAL_Q16: &str = "minimal-q16";
 /// Runs the task with its arguments.
 pub fn run(args: &[String]) -> Result<ExitCode, String> {
     let Some(options) = options::parse(args)? else {
-        print!("{}", options::HELP);
+        out!("{}", options::HELP);
         return Ok(ExitCode::SUCCESS);
     };
     let dir = crate::project_root().join("firmware");
@@ -99,7 +99,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     report::print_tables(&rows, &icount, options.selftest);
     let failed = rows.iter().filter(|r| !r.problems.is_empty()).count();
     if failed == 0 {
-        println!(
+        outln!(
             "\nfirmware: {} of {} targets passed",
             rows.len(),
             rows.len()

@@ -82,7 +82,7 @@ Reproduce a crash with `cd fuzz && cargo +nightly fuzz run <target> artifacts/<t
 /// Runs the task with its arguments.
 pub fn run(args: &[String]) -> Result<ExitCode, String> {
     let Some((target, seconds)) = parse(args)? else {
-        print!("{HELP}");
+        out!("{HELP}");
         return Ok(ExitCode::SUCCESS);
     };
     let fuzz_dir = project_root().join("fuzz");
@@ -94,7 +94,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         None => TARGETS.iter().map(|(t, _)| *t).collect(),
     };
 
-    println!("building fuzz targets (nightly, release, ASan)...");
+    outln!("building fuzz targets (nightly, release, ASan)...");
     let mut build = cargo_fuzz(&fuzz_dir);
     build.arg("build");
     if let Some(t) = target {
@@ -110,10 +110,10 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
 
     let mut results = Vec::new();
     for t in &targets {
-        println!("\nfuzzing `{t}` for {seconds} s...");
+        outln!("\nfuzzing `{t}` for {seconds} s...");
         let result = fuzz_one(&fuzz_dir, t, seconds)?;
         for line in &result.report {
-            println!("  {line}");
+            outln!("  {line}");
         }
         results.push(result);
     }
@@ -134,10 +134,10 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
             r.crashes.to_string(),
         ]);
     }
-    print!("\n{}", table.plain(""));
+    out!("\n{}", table.plain(""));
     let failed: Vec<&Outcome> = results.iter().filter(|r| r.crashes > 0 || !r.ok).collect();
     if failed.is_empty() {
-        println!("\nno crashes");
+        outln!("\nno crashes");
         Ok(ExitCode::SUCCESS)
     } else {
         for r in failed {
@@ -223,7 +223,7 @@ fn ensure_cargo_fuzz() -> Result<(), String> {
     if installed {
         return Ok(());
     }
-    println!("cargo-fuzz is missing: cargo install cargo-fuzz --locked");
+    outln!("cargo-fuzz is missing: cargo install cargo-fuzz --locked");
     let status = Command::new("cargo")
         .args(["install", "cargo-fuzz", "--locked"])
         .env_remove("RUSTUP_TOOLCHAIN")

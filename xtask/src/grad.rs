@@ -113,7 +113,7 @@ fn output_path(s: &str, extensions: &[&str]) -> Result<PathBuf, String> {
 /// Runs the task with its arguments.
 pub fn run(args: &[String]) -> Result<ExitCode, String> {
     let Some(o) = options(args)? else {
-        print!("{HELP}");
+        out!("{HELP}");
         return Ok(ExitCode::SUCCESS);
     };
     let Some(source) = &o.expression else {
@@ -160,12 +160,12 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     }
     let read_as = f.read_as();
     if o.json {
-        print!(
+        out!(
             "{}",
             report::json(source, &read_as, &points.names, &results)
         );
     } else {
-        print!(
+        out!(
             "{}",
             report::text(source, &read_as, &points.names, &results)
         );
@@ -230,7 +230,7 @@ fn disagreements(names: &[String], results: &[compute::PointResult]) -> Vec<Stri
 fn write(path: &Path, text: &str, quiet: bool) -> Result<(), String> {
     std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     if !quiet {
-        println!("wrote {}", path.display());
+        outln!("wrote {}", path.display());
     }
     Ok(())
 }

@@ -6,6 +6,10 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+// First: its macros (`out!`, `outln!`) are in scope in every module declared after it.
+#[macro_use]
+mod out;
+
 mod bench;
 mod check;
 mod cli;
@@ -38,7 +42,7 @@ Run `cargo xtask <task> --help` for a task's options.
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some((task, rest)) = args.split_first() else {
-        print!("{HELP}");
+        out!("{HELP}");
         return ExitCode::SUCCESS;
     };
     let result = match task.as_str() {
@@ -50,7 +54,7 @@ fn main() -> ExitCode {
         "miri" => miri::run(rest),
         "mutants" => mutants::run(rest),
         "help" | "--help" | "-h" => {
-            print!("{HELP}");
+            out!("{HELP}");
             Ok(ExitCode::SUCCESS)
         }
         other => Err(format!("unknown task `{other}`\n\n{HELP}")),

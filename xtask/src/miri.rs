@@ -26,7 +26,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     if let Some(arg) = args.next()? {
         return match arg {
             Arg::Help => {
-                print!("{HELP}");
+                out!("{HELP}");
                 Ok(ExitCode::SUCCESS)
             }
             Arg::Option(name) | Arg::Positional(name) => {
@@ -40,7 +40,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         .status()
         .is_ok_and(|s| s.success());
     if !have_miri {
-        println!("adding the nightly toolchain's miri and rust-src components...");
+        outln!("adding the nightly toolchain's miri and rust-src components...");
         let added = Command::new("rustup")
             .args([
                 "component",
@@ -65,7 +65,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         .status()
         .map_err(|e| format!("running cargo miri: {e}"))?;
     Ok(if status.success() {
-        println!("miri: no undefined behaviour in Tape::boxed's tests");
+        outln!("miri: no undefined behaviour in Tape::boxed's tests");
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)

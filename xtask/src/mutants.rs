@@ -125,7 +125,7 @@ fn parse(args: &[String]) -> Result<Option<Options>, String> {
 
 pub fn run(args: &[String]) -> Result<ExitCode, String> {
     let Some(o) = parse(args)? else {
-        print!("{HELP}");
+        out!("{HELP}");
         return Ok(ExitCode::SUCCESS);
     };
     ensure_cargo_mutants()?;
@@ -165,7 +165,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     // To `cargo test`: unit and integration tests, no doctests; to the test binaries: run the
     // ignored killer too.
     cmd.args(["--", "--tests", "--", "--include-ignored"]);
-    println!("running: {cmd:?}");
+    outln!("running: {cmd:?}");
     let status = cmd
         .status()
         .map_err(|e| format!("cannot run cargo mutants: {e}"))?;
@@ -219,7 +219,7 @@ fn report(out: &Path, equivalent_list: &Path) -> Result<ExitCode, String> {
         missed.iter().partition(|m| known.contains(&key(m)));
     let viable = caught.len() + missed.len() + timeout.len();
     let percent = |n: usize| 100.0 * n as f64 / viable.max(1) as f64;
-    println!(
+    outln!(
         "\nmutants: {} caught, {} missed ({} listed as equivalent), {} unviable, {} timeout",
         caught.len(),
         missed.len(),
@@ -227,19 +227,19 @@ fn report(out: &Path, equivalent_list: &Path) -> Result<ExitCode, String> {
         unviable.len(),
         timeout.len()
     );
-    println!(
+    outln!(
         "score: {:.1} % of {viable} viable mutants caught (timeouts count as caught); \
          {:.1} % with the equivalent ones set aside",
         percent(caught.len() + timeout.len()),
         100.0 * (caught.len() + timeout.len()) as f64 / (viable - listed.len()).max(1) as f64
     );
     for m in &listed {
-        println!("  equivalent: {m}");
+        outln!("  equivalent: {m}");
     }
     for m in &survivors {
-        println!("  SURVIVED:   {m}");
+        outln!("  SURVIVED:   {m}");
     }
-    println!("(lists in {})", out.display());
+    outln!("(lists in {})", out.display());
     Ok(if survivors.is_empty() {
         ExitCode::SUCCESS
     } else {
@@ -257,7 +257,7 @@ fn ensure_cargo_mutants() -> Result<(), String> {
     if installed {
         return Ok(());
     }
-    println!("cargo-mutants is missing: cargo install cargo-mutants --locked");
+    outln!("cargo-mutants is missing: cargo install cargo-mutants --locked");
     let status = Command::new("cargo")
         .args(["install", "cargo-mutants", "--locked"])
         .status()

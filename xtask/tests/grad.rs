@@ -225,3 +225,39 @@ fn bad_input_exits_2_with_a_caret_never_a_panic() {
     assert_eq!(help.code, 0);
     assert!(help.stdout.contains("--steps FILE"));
 }
+
+#[test]
+fn a_reader_that_stops_early_ends_the_output_not_the_run() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    // 3,000 points: far more text than a pipe holds, so the calculator is still writing when
+    // the reader goes (as `| head -1` does).
+    let xs: Vec<String> = (1..=3000)
+        .map(|i| format!("{}", i as f64 / 1000.0))
+        .collect();
+    let at = format!("x={}", xs.join(","));
+    let dir = std::env::temp_dir().join(format!("xtask-grad-pipe-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let graph = dir.join("g.dot");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args(["grad", "sin(x)", "--at", &at, "--graph"])
+        .arg(&graph)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the xtask binary runs");
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    // (The reader is dropped here: the pipe's read end closes.)
+    assert_eq!(first, "expression: sin(x)\n");
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    // The run went on to its end: the graph is written.
+    let dot = std::fs::read_to_string(&graph).unwrap();
+    assert!(dot.starts_with("digraph"), "{dot}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

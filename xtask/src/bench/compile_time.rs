@@ -150,8 +150,8 @@ pub fn run(target: &Path, ops: &[usize], debuginfo: bool) -> Result<ExitCode, St
             cell(Mode::Forward)
         );
     }
-    println!("{out}");
-    println!("wrote {}", report.join("compile-time.tsv").display());
+    outln!("{out}");
+    outln!("wrote {}", report.join("compile-time.tsv").display());
     Ok(ExitCode::SUCCESS)
 }
 

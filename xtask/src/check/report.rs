@@ -118,8 +118,8 @@ fn worst_cell(w: &Option<(f64, String)>) -> String {
 
 pub fn print_table(summaries: &[(Suite, Summary)]) {
     for (suite, s) in summaries {
-        println!("\nsuite {}", suite.name());
-        println!(
+        outln!("\nsuite {}", suite.name());
+        outln!(
             "  cases {:>6}   passed {:>6}   failed {:>4}   skipped {:>4} ({})",
             s.cases,
             s.passed,
@@ -127,31 +127,31 @@ pub fn print_table(summaries: &[(Suite, Summary)]) {
             s.skipped,
             skip_list(&s.skips)
         );
-        println!(
+        outln!(
             "  passed with a non-finite derivative on both sides (same IEEE class): {}",
             s.non_finite_agreed
         );
-        println!(
+        outln!(
             "  finite-difference comparison skipped: {}",
             skip_list(&s.fd_skips)
         );
         let width = s.worst.iter().map(|(l, _)| l.len()).max().unwrap_or(0);
         for (label, w) in &s.worst {
-            println!("  worst {label:<width$}: abs {}", worst_cell(&w.abs));
-            println!("  {:>w2$} rel {}", "", worst_cell(&w.rel), w2 = width + 7);
+            outln!("  worst {label:<width$}: abs {}", worst_cell(&w.abs));
+            outln!("  {:>w2$} rel {}", "", worst_cell(&w.rel), w2 = width + 7);
         }
         if !s.fixed.is_empty() {
             let steps: Vec<f64> = s.fixed.iter().map(|e| e.abs * 65536.0).collect();
             let rel: Vec<f64> = s.fixed.iter().map(|e| e.rel).collect();
-            println!(
+            outln!(
                 "  Q16 reverse vs reference over {} cases (median / 90 % / 99 % / max):",
                 s.fixed.len()
             );
-            println!("    abs in steps of 2^-16: {}", percentiles(steps));
-            println!("    rel                  : {}", percentiles(rel));
+            outln!("    abs in steps of 2^-16: {}", percentiles(steps));
+            outln!("    rel                  : {}", percentiles(rel));
         }
     }
-    println!();
+    outln!();
 }
 
 /// The median, 90th and 99th percentiles and the largest of `v` (NaN sorts last).

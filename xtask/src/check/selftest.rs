@@ -35,7 +35,7 @@ pub fn inject_from_env() -> Result<(), String> {
         .find(|f| f.name() == name)
         .ok_or_else(|| format!("unknown fault `{name}` in {FAULT_VAR}"))?;
     inject(fault);
-    println!("fault injected: {name}");
+    outln!("fault injected: {name}");
     Ok(())
 }
 
@@ -57,7 +57,7 @@ pub fn run(options: &Options) -> Result<ExitCode, String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut flags = std::env::var("RUSTFLAGS").unwrap_or_default();
     flags.push_str(" --cfg autograd_fault_injection");
-    println!(
+    outln!(
         "building the check with fault injection into {}",
         target.display()
     );
@@ -92,9 +92,11 @@ pub fn run(options: &Options) -> Result<ExitCode, String> {
     };
 
     let mut all_ok = true;
-    println!(
+    outln!(
         "\n{:<26} {:>9}  {:>14}  verdict",
-        "fault", "exit code", "failed cases"
+        "fault",
+        "exit code",
+        "failed cases"
     );
     for (fault, expected) in FAULTS {
         let (code, text) = check(Some(fault))?;
@@ -102,7 +104,7 @@ pub fn run(options: &Options) -> Result<ExitCode, String> {
         let failed = text.lines().filter(|l| l.starts_with("FAILED ")).count();
         let ok = code == Some(1) && named;
         all_ok &= ok;
-        println!(
+        outln!(
             "{fault:<26} {:>9}  {failed:>14}  {}",
             code.map_or("signal".into(), |c| c.to_string()),
             if ok {
@@ -114,13 +116,13 @@ pub fn run(options: &Options) -> Result<ExitCode, String> {
             }
         );
         if !ok {
-            println!("--- output of the run with {fault} ---\n{text}---");
+            outln!("--- output of the run with {fault} ---\n{text}---");
         }
     }
     let (code, text) = check(None)?;
     let clean = code == Some(0);
     all_ok &= clean;
-    println!(
+    outln!(
         "{:<26} {:>9}  {:>14}  {}",
         "(none)",
         code.map_or("signal".into(), |c| c.to_string()),
@@ -132,9 +134,9 @@ pub fn run(options: &Options) -> Result<ExitCode, String> {
         }
     );
     if !clean {
-        println!("--- output of the clean run ---\n{text}---");
+        outln!("--- output of the clean run ---\n{text}---");
     }
-    println!(
+    outln!(
         "\nselftest {}",
         if all_ok {
             "passed: every injected fault failed the check, naming its operation"

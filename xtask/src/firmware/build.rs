@@ -18,7 +18,7 @@ pub fn build(dir: &Path, targets: &[&str]) -> Result<bool, String> {
     for t in targets {
         cmd.args(["--target", t]);
     }
-    println!("firmware: building {} (release)", targets.join(", "));
+    outln!("firmware: building {} (release)", targets.join(", "));
     let status = cmd.status().map_err(|e| format!("cannot run cargo: {e}"))?;
     Ok(status.success())
 }

@@ -83,9 +83,11 @@ pub fn run_board(
         seconds: 0.0,
         problems: Vec::new(),
     };
-    println!(
+    outln!(
         "\n== {} on {} ({}) ==",
-        board.target, board.machine, board.core
+        board.target,
+        board.machine,
+        board.core
     );
 
     row.suite_size = sizes(&elf(SUITE))?;
@@ -116,7 +118,7 @@ pub fn run_board(
             } else if !line.starts_with("Timer with period zero") {
                 // (QEMU's lm3s6965evb model prints that line about a timer the firmware never
                 // uses.)
-                println!("  {line}");
+                outln!("  {line}");
             }
         }
         let count = |k: &str| metrics.get(k).and_then(|v| v.parse::<u64>().ok());
@@ -180,7 +182,7 @@ pub fn run_board(
         let run = run_qemu(runner, &elf(bin), None, options.timeout)?;
         row.seconds += run.seconds;
         *passed = run.passed();
-        println!(
+        outln!(
             "  minimal embedding in {what} (XOR with autograd-nn's Trainer, exit code only): {}",
             if run.passed() { "passed" } else { "FAILED" }
         );
@@ -230,7 +232,7 @@ pub fn run_board(
                 }
             ));
         }
-        println!("  selftests: {}", results.join(", "));
+        outln!("  selftests: {}", results.join(", "));
     }
     Ok(row)
 }

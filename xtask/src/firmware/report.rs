@@ -144,20 +144,20 @@ pub fn print_tables(rows: &[Row], icount: &str, selftest: bool) {
             same_bits(r.same_bits_as_host),
         ]);
     }
-    println!(
+    outln!(
         "\nfirmware under QEMU (-icount {icount}): flash = text + data and RAM = data + bss of the \
          device test suite and of the minimal embedding (arm-none-eabi-size); stack peak measured \
          on the device by painting; instructions counted with SysTick under -icount"
     );
-    print!("{}", main.markdown());
-    println!(
+    out!("{}", main.markdown());
+    outln!(
         "\nXOR training step (MLP [2, 4, 1], 4 patterns, one backward sweep + SGD update): \
          autograd-nn's Trainer::gradient + Sgd::step, and the same step written by hand on the \
          tape (core loop); stack = peak from the top of RAM while each loop ran; the trained \
          parameters compared with the same steps run on the host"
     );
-    print!("{}", xor.markdown());
-    println!(
+    out!("{}", xor.markdown());
+    outln!(
         "\nXOR in Q16.16 fixed point (autograd_core::Q16, `xor-q16`) against f32: the same \
          network, steps and stopping rule; instructions per step (Trainer::gradient + \
          Sgd::step); the Q16 parameters compared with the same steps on the host; footprint of \
@@ -165,7 +165,7 @@ pub fn print_tables(rows: &[Row], icount: &str, selftest: bool) {
          scale, not measured here: tinymind's published Q8.8 XOR network, backprop written by \
          hand, is 328 B of RAM and under 4 KB of code"
     );
-    print!("{}", fixed.markdown());
+    out!("{}", fixed.markdown());
     let mut halving = Table::new(&[
         ("target", true),
         ("old tape instr/step", false),
@@ -187,13 +187,13 @@ pub fn print_tables(rows: &[Row], icount: &str, selftest: bool) {
             status.into(),
         ]);
     }
-    println!(
+    outln!(
         "\nIssue 12's target, reported and not enforced: instructions per XOR step (Trainer) at most \
          half the old tape's (one node per operation, at 5761f2e), on the M4F and the M0"
     );
-    print!("{}", halving.markdown());
+    out!("{}", halving.markdown());
     let total: f64 = rows.iter().map(|r| r.seconds).sum();
-    println!("(QEMU time {total:.1} s)");
+    outln!("(QEMU time {total:.1} s)");
 }
 
 #[cfg(test)]

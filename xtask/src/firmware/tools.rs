@@ -123,7 +123,7 @@ pub fn ensure(targets: &[&str], install: bool) -> Result<(), String> {
                 packages.join(", ")
             ));
         }
-        println!("firmware: installing {} (apt-get)", packages.join(" "));
+        outln!("firmware: installing {} (apt-get)", packages.join(" "));
         let apt = |args: &[&str]| {
             Command::new("apt-get")
                 .args(args)
@@ -146,7 +146,7 @@ pub fn ensure(targets: &[&str], install: bool) -> Result<(), String> {
         }
     }
     if !m.targets.is_empty() {
-        println!("firmware: rustup target add {}", m.targets.join(" "));
+        outln!("firmware: rustup target add {}", m.targets.join(" "));
         let ok = Command::new("rustup")
             .args(["target", "add"])
             .args(&m.targets)
