@@ -150,6 +150,16 @@ fn errors_point_at_the_column_and_say_what_was_expected() {
     assert!(error("powi(x, 0.5)")
         .1
         .contains("must be an integer number"));
+    assert_eq!(
+        error("powi(x, -3e9)"),
+        (
+            1,
+            "the exponent of `powi` is an `i32`: at most 2147483647 in magnitude, got -3e9 \
+             (`powf(x, -3e9)` or `x^-3e9` take any)"
+                .into()
+        )
+    );
+    assert!(parse("powi(x, 2147483647)").is_ok() && parse("powi(x, 2147483648)").is_err());
     assert!(error("powi(x, y)")
         .1
         .contains("does not depend on the inputs"));

@@ -76,6 +76,13 @@ impl Parser<'_> {
                             Op::Powi(args[0], n as i32)
                         }
                         ("powf", Some(c)) => Op::Powf(args[0], c),
+                        ("powi", Some(n)) if n.fract() == 0.0 => {
+                            return Err(err(format!(
+                                "the exponent of `powi` is an `i32`: at most {} in magnitude, \
+                                 got {n:e} (`powf(x, {n:e})` or `x^{n:e}` take any)",
+                                i32::MAX
+                            )));
+                        }
                         _ => {
                             let kind = if name == "powi" { "an integer" } else { "a" };
                             return Err(err(format!(
