@@ -84,6 +84,56 @@ pub fn backprop(expr: &Expr, x: &[f64]) -> Backprop {
     }
 }
 
+/// An operation evaluated where its derivative has no single value, and on which the result
+/// depends: `relu`, `leaky_relu` or `abs` of 0, `max` or `min` of two different operands that
+/// are equal. Reverse and forward mode take the convention there (as [`backprop`] does), while
+/// central differences straddle the point and see the mean of the slopes on its two sides: the
+/// two disagree there by design, not by error.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Kink {
+    /// The operation, an index into [`Expr::ops`].
+    pub op: usize,
+    /// What the modes take there, e.g. `relu'(0) = 0`.
+    pub convention: String,
+}
+
+impl Backprop {
+    /// The operations at a kink that the result depends on (a nonzero
+    /// [`grads`](Self::grads) entry), in evaluation order.
+    ///
+    /// ```
+    /// let f = autograd_expr::parse("relu(x) + max(x, 0)")?;
+    /// let kinks = autograd_expr::backprop(&f, &[0.0]).kinks(&f);
+    /// let named: Vec<_> = kinks.iter().map(|k| (f.op_text(k.op).unwrap(), &k.convention[..])).collect();
+    /// assert_eq!(named, [("relu(x)".to_string(), "relu'(0) = 0"),
+    ///                    ("max(x, 0)".to_string(), "1/2 for each operand of a tie")]);
+    /// assert!(autograd_expr::backprop(&f, &[1.0]).kinks(&f).is_empty());
+    /// # Ok::<(), autograd_expr::ParseError>(())
+    /// ```
+    pub fn kinks(&self, expr: &Expr) -> Vec<Kink> {
+        let v = &self.values;
+        expr.ops()
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| self.grads[i] != 0.0)
+            .filter_map(|(i, op)| {
+                let convention = match *op {
+                    Op::Call(Func::Relu, a) if v[a] == 0.0 => "relu'(0) = 0".to_string(),
+                    Op::Call(Func::Abs, a) if v[a] == 0.0 => "abs'(0) = 0".to_string(),
+                    Op::LeakyRelu(a, s) if v[a] == 0.0 => {
+                        format!("leaky_relu'(0) = {s} (its slope)")
+                    }
+                    Op::Max(a, b) | Op::Min(a, b) if a != b && v[a] == v[b] => {
+                        "1/2 for each operand of a tie".to_string()
+                    }
+                    _ => return None,
+                };
+                Some(Kink { op: i, convention })
+            })
+            .collect()
+    }
+}
+
 /// `[dz/da, dz/db]` of `z = op(a, b)` (`v` the values of all operations, `z` this one's).
 fn local_partials(op: &Op, v: &[f64], z: f64) -> [f64; 2] {
     let sign = |x: f64| {

@@ -402,6 +402,20 @@ impl Expr {
         self.text(self.root, true)
     }
 
+    /// Operation `i` written out as [`read_as`](Self::read_as) writes the whole expression
+    /// (a named intermediate value by its definition). `None` if there is no operation `i`.
+    ///
+    /// ```
+    /// let f = autograd_expr::parse("c = a*b; relu(c + 1) * 2")?;
+    /// let relu = f.ops().iter().position(|op| matches!(op, autograd_expr::Op::Call(..)));
+    /// assert_eq!(f.op_text(relu.unwrap()).as_deref(), Some("relu(c + 1)"));
+    /// assert_eq!(f.op_text(f.ops().len()), None);
+    /// # Ok::<(), autograd_expr::ParseError>(())
+    /// ```
+    pub fn op_text(&self, i: usize) -> Option<String> {
+        (i < self.ops.len()).then(|| self.text(i, true))
+    }
+
     fn text(&self, i: usize, top: bool) -> String {
         if !top {
             if let Some(name) = &self.names[i] {

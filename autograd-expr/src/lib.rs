@@ -38,7 +38,7 @@ mod expr;
 mod lexer;
 mod parser;
 
-pub use backprop::{backprop, Backprop};
+pub use backprop::{backprop, Backprop, Kink};
 pub use error::ParseError;
 pub use expr::{Expr, Func, Op};
 pub use parser::{parse, FUNCTIONS, MAX_DEPTH, MAX_OPS};

@@ -112,3 +112,40 @@ fn operations_the_result_does_not_use_get_no_gradient() {
     let b = backprop(&f, &[1.0, 2.0]);
     assert_eq!(b.input_grads, [0.0, 1.0]);
 }
+
+/// Each kink the result depends on, written out with its convention; none elsewhere.
+#[test]
+fn kinks_are_named_only_where_an_operation_sits_on_one_that_matters() {
+    let named = |src: &str, x: &[f64]| -> Vec<(String, String)> {
+        let f = parse(src).unwrap();
+        backprop(&f, x)
+            .kinks(&f)
+            .into_iter()
+            .map(|k| (f.op_text(k.op).unwrap(), k.convention))
+            .collect()
+    };
+    let pair = |op: &str, c: &str| (op.to_string(), c.to_string());
+    assert_eq!(
+        named("abs(x - 1) * 3 + leaky_relu(y, 0.2)", &[1.0, 0.0]),
+        [
+            pair("abs(x - 1)", "abs'(0) = 0"),
+            pair("leaky_relu(y, 0.2)", "leaky_relu'(0) = 0.2 (its slope)")
+        ]
+    );
+    assert_eq!(
+        named("min(x, 2*y)", &[2.0, 1.0]),
+        [pair("min(x, 2 * y)", "1/2 for each operand of a tie")]
+    );
+    // Away from the kinks, or where nothing depends on them: none.
+    assert!(named("abs(x - 1) * 3 + leaky_relu(y, 0.2)", &[1.5, -1.0]).is_empty());
+    assert!(named("min(x, 2*y)", &[2.0, 1.5]).is_empty());
+    assert!(named("0 * relu(x) + x", &[0.0]).is_empty());
+    // max(x, x) is x on both sides: no kink, whatever the tie.
+    assert!(named("max(x, x)", &[0.0]).is_empty());
+    // The lesson's neuron, past its kink at (2, 3): relu(7), none.
+    assert!(named("relu(x1*x2 + 1)", &[2.0, 3.0]).is_empty());
+    assert_eq!(
+        named("relu(x1*x2 + 1)", &[-0.5, 2.0]),
+        [pair("relu((x1 * x2) + 1)", "relu'(0) = 0")]
+    );
+}

@@ -19,7 +19,8 @@ const HELP: &str = "\
 cargo xtask grad EXPRESSION --at NAME=VALUE[,VALUE...][,NAME=VALUE...] [options]
 
 Evaluates EXPRESSION and its gradient at each point by reverse mode (the tape), forward mode
-(dual numbers) and central differences, and prints them side by side with their differences.
+(dual numbers) and central differences, and prints them side by side with their differences;
+at a kink (relu, leaky_relu or abs of 0, a max or min tie) a note names the convention taken.
 
   cargo xtask grad \"x^3 - 2*x + 1\" --at x=-2,-0.5,0,1,3
   cargo xtask grad \"tanh(w1*x1 + w2*x2 + b)\" --at x1=2,x2=0,w1=-3,w2=1,b=6.8813735870195432 --graph neuron.svg
@@ -274,6 +275,7 @@ mod tests {
             f32: None,
             hessian: Some((vec![2.0], vec![2.0 + 1e-15])),
             sweeps: None,
+            kinks: Vec::new(),
         };
         let names = ["x".to_string()];
         assert!(disagreements(&names, &[result(1.0, 1.0 + 1e-15)]).is_empty());

@@ -261,3 +261,25 @@ fn a_reader_that_stops_early_ends_the_output_not_the_run() {
     assert!(dot.starts_with("digraph"), "{dot}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_kink_is_explained_where_central_differences_see_its_two_sides() {
+    // relu at 0: the modes take 0, central differences the mean of 0 and 1.
+    let run = xtask(&["relu(x)", "--at", "x=0,1"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains(
+            "note: at x = 0, relu(x) is at a kink: both modes use relu'(0) = 0 there \
+             (PyTorch's convention); central differences see the mean of the two one-sided \
+             slopes.\n"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("at x = 1,"), "{}", run.stdout);
+    let p = points(&["relu(x)", "--at", "x=0,1"]);
+    assert_eq!(numbers(&p[0]["central"]), [0.5]);
+    assert_eq!(p[0]["kinks"][0]["operation"], "relu(x)");
+    assert_eq!(p[0]["kinks"][0]["convention"], "relu'(0) = 0");
+    assert!(p[1].get("kinks").is_none());
+}

@@ -31,6 +31,9 @@ pub struct PointResult {
     pub hessian: Option<(Vec<f64>, Vec<f64>)>,
     /// The step-size sweep for each input, if asked.
     pub sweeps: Option<Vec<Sweep>>,
+    /// Operations at a kink that the result depends on, each written out with the convention
+    /// the modes take there (`autograd_expr::Backprop::kinks`).
+    pub kinks: Vec<(String, String)>,
 }
 
 /// The figures in single precision.
@@ -101,6 +104,11 @@ pub fn at_point(
     };
 
     let sweeps = want_sweep.then(|| (0..n).map(|i| sweep(f, x, i, value, reverse[i])).collect());
+    let kinks = autograd_expr::backprop(f, x)
+        .kinks(f)
+        .into_iter()
+        .map(|k| (f.op_text(k.op).unwrap_or_default(), k.convention))
+        .collect();
     Ok(PointResult {
         x: x.to_vec(),
         value,
@@ -111,6 +119,7 @@ pub fn at_point(
         f32,
         hessian,
         sweeps,
+        kinks,
     })
 }
 

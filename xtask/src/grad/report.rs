@@ -135,6 +135,23 @@ pub fn text(source: &str, read_as: &str, names: &[String], results: &[PointResul
             out.push('\n');
         }
     }
+    // Where a mode's convention meets central differences straddling a kink: say so, so that
+    // a large |rev-cd| there reads as what it is.
+    for (p, r) in results.iter().enumerate() {
+        for (op, convention) in &r.kinks {
+            let at = if names.len() == 1 {
+                format!("{} = {}", names[0], num(r.x[0]))
+            } else {
+                format!("point {}", p + 1)
+            };
+            let _ = writeln!(
+                out,
+                "note: at {at}, {op} is at a kink: both modes use {convention} there \
+                 (PyTorch's convention); central differences see the mean of the two one-sided \
+                 slopes."
+            );
+        }
+    }
     for (p, r) in results.iter().enumerate() {
         if let Some((h, hf)) = &r.hessian {
             let worst = h
@@ -217,6 +234,20 @@ pub fn json(source: &str, read_as: &str, names: &[String], results: &[PointResul
                 rows(h),
                 rows(hf)
             );
+        }
+        if !r.kinks.is_empty() {
+            let k: Vec<String> = r
+                .kinks
+                .iter()
+                .map(|(op, convention)| {
+                    format!(
+                        "{{\"operation\": {}, \"convention\": {}}}",
+                        json::string(op),
+                        json::string(convention)
+                    )
+                })
+                .collect();
+            let _ = write!(out, ", \"kinks\": [{}]", k.join(", "));
         }
         if let Some(sweeps) = &r.sweeps {
             let s: Vec<String> = sweeps
