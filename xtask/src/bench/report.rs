@@ -413,36 +413,10 @@ mod tests {
         assert!(again.contains("newer") && !again.contains("new\n") && again.ends_with("intro\n"));
     }
 
+    /// The table's build-time row and `summary.json` name the `--compile-time` run the build
+    /// times come from, and `summary.json` its own run.
     #[test]
-    fn build_times_name_the_run_that_measured_them() {
-        let medians = Medians::new();
-        let facts = BTreeMap::from([("compile_s/reverse/1000".to_string(), 12.94)]);
-        let machine = Machine {
-            cpus: 2,
-            cpu_model: "test".into(),
-            rustc: "rustc".into(),
-            run: "test".into(),
-        };
-        let mut report = Report::new(&medians, &facts);
-        let run = "`cargo xtask bench --compile-time --ops 1000` at commit `abc1234`, 2026-12-06";
-        report.compile_source = Some(run.into());
-        let row = format!(
-            "| release build of a generated function ({run}), mode/operations \
-             | reverse/1000 12.9 s |"
-        );
-        assert!(
-            report.render(&machine).contains(&row),
-            "{}",
-            report.render(&machine)
-        );
-        report.compile_source = None;
-        assert!(report.render(&machine).contains(
-            "(`cargo xtask bench --compile-time`, a run that did not record its commit)"
-        ));
-    }
-
-    #[test]
-    fn the_summary_names_its_run_and_the_run_of_its_build_times() {
+    fn build_times_and_the_summary_name_the_runs_that_measured_them() {
         let medians = Medians::new();
         let facts = BTreeMap::from([("compile_s/reverse/1000".to_string(), 12.94)]);
         let machine = Machine {
@@ -455,17 +429,26 @@ mod tests {
         let made = "commit `def5678`, 2026-12-06 17:00 UTC";
         let run = "`cargo xtask bench --compile-time --ops 1000` at commit `abc1234`, 2026-12-06";
         report.compile_source = Some(run.into());
+        let row = format!(
+            "| release build of a generated function ({run}), mode/operations \
+             | reverse/1000 12.9 s |"
+        );
+        let table = report.render(&machine);
+        assert!(table.contains(&row), "{table}");
         let json = report.json(&machine, made, &medians, &facts);
-        assert!(
-            json.contains("\n  \"made\": \"commit `def5678`, 2026-12-06 17:00 UTC\",\n"),
-            "{json}"
-        );
-        assert!(
-            json.contains(&format!("\n  \"compile_time_source\": \"{run}\",\n")),
-            "{json}"
-        );
-        assert!(json.contains("\"compile_s/reverse/1000\": 12.94"), "{json}");
+        for line in [
+            "\n  \"made\": \"commit `def5678`, 2026-12-06 17:00 UTC\",\n".to_string(),
+            format!("\n  \"compile_time_source\": \"{run}\",\n"),
+            "\"compile_s/reverse/1000\": 12.94".to_string(),
+        ] {
+            assert!(json.contains(&line), "{json}");
+        }
+
         report.compile_source = None;
+        let table = report.render(&machine);
+        assert!(table.contains(
+            "(`cargo xtask bench --compile-time`, a run that did not record its commit)"
+        ));
         let json = report.json(&machine, made, &medians, &facts);
         assert!(
             json.contains("\n  \"compile_time_source\": null,\n"),
