@@ -18,7 +18,8 @@
 //! minimal.rs`: XOR, an `f32` MLP [2, 4, 1] with tanh units, on a 256-slot tape, through the
 //! `Trainer`), for the host's view of what the firmware counts. `polar N REPS`: REPS gradients
 //! of `sum r_i cos t_i + r_i sin t_i` over N pairs, the sine and cosine from one `sin_cos`;
-//! `polar-apart` the same from `sin` and `cos` (`Number::sin_cos`'s saving).
+//! `polar-apart` the same from `sin` and `cos` (`Number::sin_cos`'s saving). A count that is not
+//! one, or a fourth argument other than `driver`, is an error (exit 2).
 //!
 //! The workloads that do not use the tape (plain evaluations, easy-ml's `Record`, the
 //! hand-written backprop) are counted from a binary of their own, `examples/profile_reference.rs`,
@@ -33,10 +34,13 @@ use autograd_nn::{LearningRate, Sgd};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let number = |i: usize, default: usize| {
-        args.get(i)
-            .map(|s| s.parse().unwrap_or(default))
-            .unwrap_or(default)
+    // A count given must be one: a typo is an error, not the default profiled instead.
+    let number = |i: usize, default: usize| match args.get(i) {
+        None => default,
+        Some(s) => s.parse().unwrap_or_else(|_| {
+            eprintln!("error: not a count: {s}");
+            std::process::exit(2)
+        }),
     };
     let mut tape = autograd_bench::tape_f64();
     // `rosenbrock` or `dense`: a benchmark function, by its name; `rosenbrock-stmt` or
@@ -136,7 +140,14 @@ fn main() {
             let (n, reps) = (number(1, 1000), number(2, 10));
             let x = point(n);
             let mut g = vec![0.0; n];
-            let driver = args.get(3).map(String::as_str) == Some("driver");
+            let driver = match args.get(3).map(String::as_str) {
+                None => false,
+                Some("driver") => true,
+                Some(other) => {
+                    eprintln!("error: the fourth argument is `driver` or nothing, not `{other}`");
+                    std::process::exit(2);
+                }
+            };
             for _ in 0..reps {
                 let outcome = if statements {
                     reverse_gradient_of(&mut tape, &Statements(f), &x, &mut g)

@@ -21,10 +21,13 @@ const SLOTS: usize = 1 << 16;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let number = |i: usize, default: usize| {
-        args.get(i)
-            .map(|s| s.parse().unwrap_or(default))
-            .unwrap_or(default)
+    // A count given must be one: a typo is an error, not the default profiled instead.
+    let number = |i: usize, default: usize| match args.get(i) {
+        None => default,
+        Some(s) => s.parse().unwrap_or_else(|_| {
+            eprintln!("error: not a count: {s}");
+            std::process::exit(2)
+        }),
     };
     let Some(f) = args
         .first()
