@@ -302,8 +302,14 @@ fn dense<'t>(t: &'t Tape, x: &[V<'t>]) -> V<'t> {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let number =
-        |i: usize, default: usize| args.get(i).and_then(|s| s.parse().ok()).unwrap_or(default);
+    // A count given must be one: a typo is an error, not the default measured instead.
+    let number = |i: usize, default: usize| match args.get(i) {
+        None => default,
+        Some(s) => s.parse().unwrap_or_else(|_| {
+            eprintln!("error: not a count: {s}");
+            std::process::exit(2)
+        }),
+    };
     let (name, n, reps) = (
         args.first().map_or("rosenbrock", String::as_str),
         number(1, 1000),

@@ -64,7 +64,13 @@ fn main() {
     let x = autograd_bench::functions::point(N);
     let mut tape = autograd_bench::tape_f64();
     if let Some(reps) = number(0) {
-        let kind = number(1).unwrap_or(0).min(2) as u8;
+        let kind = match number(1).unwrap_or(0) {
+            kind @ 0..=2 => kind as u8,
+            other => {
+                eprintln!("error: KIND is 0, 1 or 2, not {other} (usage: stmt_leaves [REPS KIND])");
+                std::process::exit(2);
+            }
+        };
         let mut g = 0.0;
         for _ in 0..reps {
             g += gradient(&mut tape, &x, kind);
