@@ -530,9 +530,10 @@ pub trait Number:
     /// A dense layer's pre-activations: `y[j] = affine(w_j, x, b_j)` for each row `j`, where
     /// `params` holds the rows one after another, each `x.len()` weights then the bias (the
     /// layout of a network's parameters). Rows past the end of `params` or of `y` are left out.
-    /// Each `y[j]` is exactly [`affine`](Self::affine) of its row; on a tape whose parameters
-    /// are consecutive leaves the whole layer is one statement (the inputs written once, the
-    /// weights implied, a header per row).
+    /// Each `y[j]` is exactly [`affine`](Self::affine) of its row (on a tape, its gradient up to
+    /// rounding over one input: [`Var::affine_layer`](crate::Var::affine_layer)); on a tape
+    /// whose parameters are consecutive leaves the whole layer is one statement (the inputs
+    /// written once, the weights implied, a header per row).
     ///
     /// ```
     /// use autograd_core::Number;

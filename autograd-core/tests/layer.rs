@@ -367,37 +367,42 @@ fn a_row_that_overflows_fixed_point_stays_in_the_layer_statement() -> Result<(),
 }
 
 #[test]
-fn a_layer_over_one_input_is_written_row_by_row() -> Result<(), TapeError> {
-    // Fewer than two inputs: no layer statement. Each row is `Var::affine` of its weight, its
-    // input and its bias: over a constant input the row depends on two leaves (w c and b) and
-    // lives in its handle; over a recorded input it is a statement of three operands.
+fn one_input_under_several_rows_is_a_layer_statement_and_one_row_stays_in_its_handle(
+) -> Result<(), TapeError> {
+    // One row over one input, `w c + b` over a constant: two pairs, which its handle holds
+    // without a slot (`Var::affine`).
     let tape = Tape::<f64, 32>::new();
     let params = [2.0, 0.5, -1.0, 3.0].map(|p| tape.var(p));
+    let c = [Var::constant(4.0)];
     let mut y = [Var::constant(0.0); 2];
-    Var::affine_layer(&params, &[Var::constant(4.0)], &mut y)?;
+    Var::affine_layer(&params[..2], &c, &mut y[..1])?;
+    assert_eq!((y[0].value(), tape.len()), (8.5, 4), "no slot");
+    // Two rows over it: one layer statement, the input slot, the slot naming w0 and a header
+    // per row (4 slots), where the rows on their own would be two handles of two pairs each,
+    // and a layer over such handles cannot be one statement.
+    Var::affine_layer(&params, &c, &mut y)?;
     assert_eq!((y[0].value(), y[1].value()), (8.5, -1.0));
-    assert_eq!(
-        tape.len(),
-        4,
-        "no slot: each row's two pairs stay in its handle"
-    );
+    assert_eq!(tape.len(), 4 + 1 + 1 + 2);
     let g = tape.backward(y[0] * y[1])?;
     // d(y0 y1)/dw0 = 4 y1, /db0 = y1, /dw1 = 4 y0, /db1 = y0.
     let dp: Vec<_> = params.iter().map(|p| g.wrt(*p)).collect();
     assert_eq!(dp, [-4.0, -1.0, 34.0, 8.5]);
-    // (The product above wrote the rows' four pairs as one statement: 5 slots.)
+    // Over a recorded input, the same four slots (the rows one by one: a plain statement of
+    // three operands each, 8).
     let u = tape.var(4.0);
     let before = tape.len();
     Var::affine_layer(&params, &[u], &mut y)?;
-    assert_eq!(before, 4 + 5 + 1);
-    assert_eq!(
-        tape.len() - before,
-        4 + 4,
-        "a plain statement of three operands per row"
-    );
+    assert_eq!(tape.len() - before, 4);
     let g = tape.backward(y[0] * y[1])?;
     // d(y0 y1)/du = w0 y1 + w1 y0 = 2 * -1 + -1 * 8.5.
     assert_eq!(g.wrt(u), -10.5);
+    // The next layer reads those rows as inputs of one pair each: one layer statement again.
+    let more = [1.0, -2.0, 0.5].map(|p| tape.var(p));
+    let before = tape.len();
+    let mut z = [Var::constant(0.0)];
+    Var::affine_layer(&more, &y, &mut z)?;
+    assert_eq!(tape.len() - before, 2 + 1 + 1);
+    assert_eq!(z[0].value(), 8.5 + 2.0 + 0.5);
     Ok(())
 }
 
@@ -582,19 +587,26 @@ proptest! {
         let packed = run(&mut tape, &kinds, &xs, &ps, m, Write::Layer);
         let rows = run(&mut tape, &kinds, &xs, &ps, m, Write::Rows);
         prop_assert_eq!(packed.0.to_bits(), rows.0.to_bits());
-        prop_assert_eq!(&packed.1, &rows.1);
-        prop_assert_eq!(&packed.2, &rows.2);
         prop_assert_eq!(&packed.3, &rows.3);
         // The general write folds a row of at most two operands into a handle, which then
-        // multiplies the partials in another order: the same gradients up to rounding.
-        let spread = run(&mut tape, &kinds, &xs, &ps, m, Write::Spread);
-        prop_assert_eq!(&packed.3, &spread.3);
+        // multiplies the partials in another order: the same gradients up to rounding. Over
+        // one input a row written on its own is such a handle; over two or more it is a layer
+        // statement of one row, with the partials the layer's rows form, bit for bit.
         let close = |a: &[f64], b: &[f64]| {
             a.iter().zip(b).all(|(a, b)| (a - b).abs() <= 1e-14 * (1.0 + b.abs()))
         };
+        if k >= 2 {
+            prop_assert_eq!(&packed.1, &rows.1);
+            prop_assert_eq!(&packed.2, &rows.2);
+        } else {
+            prop_assert!(close(&packed.1, &rows.1) && close(&packed.2, &rows.2));
+        }
+        let spread = run(&mut tape, &kinds, &xs, &ps, m, Write::Spread);
+        prop_assert_eq!(&packed.3, &spread.3);
         prop_assert!(close(&packed.1, &spread.1) && close(&packed.2, &spread.2));
-        // The layer write is taken whenever it applies.
-        if k >= 2 && !kinds.iter().any(|k| matches!(k, Input::Product)) {
+        // The layer write is taken whenever it applies: two inputs or more, or one under two
+        // rows or more, none with two pending pairs.
+        if (k >= 2 || m >= 2) && !kinds.iter().any(|k| matches!(k, Input::Product)) {
             prop_assert_eq!(packed.4, k + 1 + m);
         }
         // By hand: d(out)/dw_ji = 2 c_j relu(y_j) x_i.

@@ -223,15 +223,28 @@ fn a_network_that_does_not_fit_or_records_in_its_activations_is_declined() {
         layers: vec![(3, 5), (1, 0)],
         ..base.clone()
     };
+    // One input under one row: `w x + b` stays in its handle (two pairs), which the next
+    // layer cannot take in an input slot.
+    let one_row_over_one_input = Net {
+        kinds: vec![Input::Leaf],
+        xs: vec![0.5],
+        layers: vec![(1, 1), (2, 0)],
+        ps: (0..2 + 2 * 2).map(f64::from).collect(),
+        ..base.clone()
+    };
+    for net in [tight, product, written, overflow, one_row_over_one_input] {
+        assert_declined(&net);
+    }
+    // One input under several rows is a layer statement: the network at once (fitting `sin x`).
     let one_input = Net {
         kinds: vec![Input::Leaf],
         xs: vec![0.5],
         ps: (0..2 * 3 + 4).map(f64::from).collect(),
         ..base
     };
-    for net in [tight, product, written, overflow, one_input] {
-        assert_declined(&net);
-    }
+    let (at_once, recorded) = record(&one_input, true);
+    assert!(recorded);
+    assert_eq!(at_once, record(&one_input, false).0);
 }
 
 #[test]

@@ -334,7 +334,8 @@ impl<const D: usize> Mlp<D> {
     /// At most how many tape slots one [`forward`](Self::forward) pass takes on `Var`
     /// parameters: `n_out * (2 n_in + 2)` per layer, what its neurons take when each is written
     /// as a general statement `w · x + b` (an operand per weight, per recorded input and for the
-    /// bias, plus its header). A layer of at least two inputs whose parameters are the tape's
+    /// bias, plus its header). A layer of at least two inputs (or of one under two neurons or
+    /// more) whose parameters are the tape's
     /// consecutive leaves (as [`Trainer`](crate::Trainer) records them) and whose values are
     /// finite takes far fewer, `n_in + 1 + n_out` (one layer statement, see
     /// [`Number::affine_layer`]); the activation itself costs no slot. Used to size tapes.

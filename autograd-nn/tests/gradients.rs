@@ -103,6 +103,37 @@ fn squared_error_gradients_agree_for_every_activation() {
     }
 }
 
+/// Fitting `sin x`: a network over one input. Its gradients against the two references for
+/// every hidden activation, and its tape: one layer statement a layer (a first layer of one
+/// input under several units is one statement too), as over two inputs.
+#[test]
+fn a_network_over_one_input_fits_sin_with_a_layer_statement_a_layer() {
+    let mut batch = [Sample { x: [0.0], y: 0.0 }; 9];
+    for (i, s) in batch.iter_mut().enumerate() {
+        s.x[0] = i as f64 * 0.7 - 2.8;
+        s.y = s.x[0].sin();
+    }
+    for (i, hidden) in HIDDEN.into_iter().enumerate() {
+        let model = Mlp::new([1, 6, 5, 1], hidden, Activation::Linear);
+        let params: [f64; 53] = init(&model, Init::Uniform, 50 + i as u64);
+        let objective = Objective::new(model, SquaredError).with_l2(1e-3);
+        assert_gradients_agree(&format!("sin {hidden:?}"), &objective, &params, &batch);
+
+        let mut tape = Tape::<f64, 4_000>::boxed();
+        let mut trainer = Trainer::new(&mut *tape, &params).unwrap();
+        trainer.gradient(&objective, &params, &batch).unwrap();
+        // Layer statements of k + 1 + m slots: 1 + 1 + 6, 6 + 1 + 5, 5 + 1 + 1; then the
+        // squared error and the running sum, a few slots (the rows one by one took 111: each
+        // hidden unit two pending pairs, the second layer's rows general statements).
+        let layers = (1 + 1 + 6) + (6 + 1 + 5) + (5 + 1 + 1);
+        let per_sample = trainer.slots_per_sample();
+        assert!(
+            (layers..=layers + 5).contains(&per_sample),
+            "{hidden:?}: {per_sample} slots a sample"
+        );
+    }
+}
+
 #[test]
 fn hinge_gradients_agree_on_micrograd_shaped_networks() {
     let batch = data::moons::<9>(0.1, 4);

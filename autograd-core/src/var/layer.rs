@@ -20,14 +20,16 @@ use source::{Input, Rows, Source};
 impl<'t, S: Scalar> Var<'t, S> {
     /// A dense layer: `y[j] = w_j · x + b_j` for each row `j`, where `params` holds the rows one
     /// after another, each `x.len()` weights then the bias. Each `y[j]` has the value and the
-    /// gradient of [`Var::affine`] of its row.
+    /// gradient of [`Var::affine`] of its row (bit for bit over two inputs or more; over one
+    /// input, where that row on its own stays in its handle, the gradient up to rounding).
     ///
     /// When the parameters are consecutive statements (a network's parameters, recorded as
-    /// leaves in order) and every input carries at most one pending partial, the layer is one
-    /// statement of `x.len() + 1 + y.len()` slots: the inputs once, a slot naming the first
+    /// leaves in order), every input carries at most one pending partial and there are two
+    /// inputs or more, or one under two rows or more, the layer is one statement of
+    /// `x.len() + 1 + y.len()` slots: the inputs once, a slot naming the first
     /// weight, and a header per row (a row whose value is not finite too: NaN provenance names
-    /// it as a `dot`, as it would the row written on its own). Otherwise each row is written as
-    /// [`Var::affine`] writes it.
+    /// it as a `dot`, as it would the row written on its own over two inputs or more).
+    /// Otherwise each row is written as [`Var::affine`] writes it.
     ///
     /// # Errors
     /// [`TapeError::LengthMismatch`] if `params` does not hold `y.len()` rows of `x.len() + 1`.
@@ -243,6 +245,20 @@ fn activate_in_place<'t, S: Scalar>(f: &mut impl Activate<'t, S>, y: &mut [Var<'
     y.iter_mut().for_each(|v| *v = f.apply(*v));
 }
 
+/// Whether a layer of `k` inputs and `m >= 1` rows is written as one layer statement (`k + 1 + m`
+/// slots): two inputs or more, or one input under two rows or more. A single row over a single
+/// input, `w x + b`, is two pairs at most, which its handle holds without a slot; several rows
+/// over one input are not: written one by one, each row's handle would hold two pairs (its
+/// weight's and its bias's, the input a constant) or three (a recorded input), and a layer over
+/// such handles cannot be a layer statement (an input slot holds one pair), so a network over
+/// one input (fitting `sin x`) took eleven times the slots of one over two.
+// (The bound: a header counts at most 2^23 - 1 slots below it. `tests/layer_limit.rs` records
+// layers at it and past it, as for `stack.rs`'s `reserve`.)
+#[inline(always)]
+pub(super) fn shaped_for_one_statement(k: usize, m: usize) -> bool {
+    (k >= 2 || (k == 1 && m >= 2)) && k + 1 + m <= MAX_OPERANDS
+}
+
 /// `Ok` if `found` parameters are `m` rows of `k` weights and a bias.
 fn shape(what: &'static str, found: usize, k: usize, m: usize) -> Result<(), TapeError> {
     let expected = m * (k + 1);
@@ -276,7 +292,8 @@ pub(super) fn neuron<'t, S: Scalar>(
 /// Writes the layer statement and its rows' handles, each passed through `f` if there is one,
 /// into `y`, or returns `false` having written nothing where the rows must be written one by
 /// one: the parameters are not the consecutive statements of one tape, an input carries two
-/// pending pairs or is on another tape, or fewer than two inputs. A layer that would be one
+/// pending pairs or is on another tape, or [`shaped_for_one_statement`] refuses the shape (one
+/// row over one input, no input). A layer that would be one
 /// statement but finds no room reports the overflow, as every write does (the tape's sticky
 /// error; the rows keep their values and depend on nothing). Lengths as checked by
 /// [`Var::affine_layer`].
@@ -300,9 +317,7 @@ fn write<'t, S: Scalar, P: Source<'t, S>>(
         return false;
     };
     let size = k + 1 + m;
-    // (The bound: a header counts at most 2^23 - 1 slots below it. `tests/layer_limit.rs`
-    // records layers at it and past it, as for `stack.rs`'s `reserve`.)
-    if k < 2 || size > MAX_OPERANDS {
+    if !shaped_for_one_statement(k, m) {
         return false;
     }
     let Some((slots, values)) = t.free_slots(size) else {

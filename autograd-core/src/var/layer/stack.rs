@@ -3,10 +3,10 @@
 //! the next layer then reads back.
 
 use crate::op::Op;
-use crate::tape::{Leaves, Slot, TapeView, MAX_OPERANDS};
+use crate::tape::{Leaves, Slot, TapeView};
 use crate::{Scalar, TapeError, Var};
 
-use super::{input_pair, sums, Activate, Heads};
+use super::{input_pair, shaped_for_one_statement, sums, Activate, Heads};
 
 impl<'t, S: Scalar> Var<'t, S> {
     /// Dense layers one after another over parameters that are leaves: layer `l` has
@@ -22,8 +22,8 @@ impl<'t, S: Scalar> Var<'t, S> {
     ///
     /// Where it returns `Ok(false)`, nothing is recorded and the tape is as it was (its length,
     /// its error and its count of slots that did not fit): a layer cannot be one layer statement
-    /// (an input with two pending partials or on another tape, a layer of fewer than two inputs
-    /// or of no rows), the tape has no room for the network, or a hidden unit's activation
+    /// (an input with two pending partials or on another tape, a layer of no rows, one row over
+    /// one input, or a hidden layer of one unit), the tape has no room for the network, or a hidden unit's activation
     /// recorded something or tried to (a result that is not finite is a statement of its own,
     /// which may not fit); record the layers one by one then. The activations may have been
     /// applied by then: give functions of their input.
@@ -114,7 +114,7 @@ fn write_stack<'t, S: Scalar, A: Activate<'t, S>>(
     let Some((&mut (m, _), _)) = layers.split_first_mut() else {
         return false;
     };
-    let Some(mut layer) = reserve(t, x.len(), m) else {
+    let Some(mut layer) = reserve::<1, S>(t, x.len(), m) else {
         return false;
     };
     for (xi, (slot, held)) in x.iter().zip(layer.inputs.iter().zip(layer.input_values)) {
@@ -135,7 +135,10 @@ fn write_stack<'t, S: Scalar, A: Activate<'t, S>>(
             return false;
         };
         let below = layer;
-        let Some(next_layer) = reserve(t, below.heads.len(), m) else {
+        // (A hidden layer of one unit under another layer is declined: the layers one by one
+        // then write it. Its own copy of the rows, inlined here, may count on two inputs or
+        // more, which the `Trainer`'s step takes 1 % fewer instructions for.)
+        let Some(next_layer) = reserve::<2, S>(t, below.heads.len(), m) else {
             return false;
         };
         layer = next_layer;
@@ -195,14 +198,17 @@ struct Reserved<'a, S: Scalar> {
 }
 
 /// Takes the slots of a layer statement of `k` inputs and `m` rows past the tape's end. `None`
-/// where the layer cannot be one statement (fewer than two inputs, no rows, too many slots) or
-/// finds no room.
+/// where the layer cannot be one statement (the layer writer's `write` decides by the same
+/// shape test: at least two inputs, or one under two rows or more; no rows, too many slots), has
+/// fewer than `MIN_INPUTS` inputs, or finds no room.
 #[inline(always)]
-fn reserve<S: Scalar>(t: &TapeView<S>, k: usize, m: usize) -> Option<Reserved<'_, S>> {
+fn reserve<const MIN_INPUTS: usize, S: Scalar>(
+    t: &TapeView<S>,
+    k: usize,
+    m: usize,
+) -> Option<Reserved<'_, S>> {
     let size = k + 1 + m;
-    // (The last test, the bound a header can count, is the layer writer's `write`'s too;
-    // `tests/layer_limit.rs` records a network at it and past it.)
-    if k < 2 || m == 0 || size > MAX_OPERANDS {
+    if k < MIN_INPUTS || m == 0 || !shaped_for_one_statement(k, m) {
         return None;
     }
     let top = (t.len() + k + 1) as u32;
