@@ -20,6 +20,7 @@
 //! cost per term, to set beside `examples/profile`'s for the core. Each run checks its last
 //! gradient against the hand-written one (`autograd_bench::analytic`) and exits 1 if they differ.
 
+use autograd_bench::args::{refuse_misfits, Arg};
 use std::cell::Cell;
 use std::ops::{Add, Mul, Sub};
 use std::process::ExitCode;
@@ -302,7 +303,12 @@ fn dense<'t>(t: &'t Tape, x: &[V<'t>]) -> V<'t> {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    refuse_typos(&args);
+    // (Out of line, before main reads them as it did: `autograd_bench::args`.)
+    refuse_misfits(
+        &args,
+        &[Arg::Any, Arg::Count, Arg::Count],
+        "usage: one_pair_handle [rosenbrock|dense] [N] [REPS]",
+    );
     let number =
         |i: usize, default: usize| args.get(i).and_then(|s| s.parse().ok()).unwrap_or(default);
     let (name, n, reps) = (
@@ -356,21 +362,4 @@ fn main() -> ExitCode {
         return ExitCode::from(1);
     }
     ExitCode::SUCCESS
-}
-
-/// Exits with an error (code 2) where a count does not parse or an argument follows them, so
-/// that a typo is not measured as the default instead; out of line, before `main`'s own reading
-/// of the arguments (left as it was, so that the loops `main` inlines compile as before:
-/// `examples/profile.rs`).
-#[inline(never)]
-fn refuse_typos(args: &[String]) {
-    for (i, a) in args.iter().enumerate().skip(1) {
-        if i > 2 || a.parse::<usize>().is_err() {
-            eprintln!(
-                "error: argument {}: `{a}` (usage: one_pair_handle [rosenbrock|dense] [N] [REPS])",
-                i + 1
-            );
-            std::process::exit(2);
-        }
-    }
 }

@@ -26,6 +26,7 @@
 //! so that the tape's code does not move their counts. `cargo xtask bench` runs both under
 //! valgrind for its instruction counts (`instructions.rs` in xtask).
 
+use autograd_bench::args::{refuse_misfits, Arg};
 use autograd_bench::functions::{point, Function, Statements};
 use autograd_bench::modes::{reverse_gradient, reverse_gradient_of};
 use autograd_bench::moons::{data, init_params, tape_loss_gradient, PARAMS};
@@ -34,7 +35,12 @@ use autograd_nn::{LearningRate, Sgd};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    refuse_typos(&args);
+    // (Out of line, before main reads them as it did: `autograd_bench::args`.)
+    refuse_misfits(
+        &args,
+        &[Arg::Any, Arg::Count, Arg::Count, Arg::Word(&["driver"])],
+        "usage: profile WORKLOAD N REPS [driver], or WORKLOAD REPS",
+    );
     let number = |i: usize, default: usize| {
         args.get(i)
             .map(|s| s.parse().unwrap_or(default))
@@ -157,28 +163,6 @@ fn main() {
         _ => {
             eprintln!(
                 "usage: profile rosenbrock|dense[-stmt] N REPS [driver] | profile polar[-apart] N REPS | profile moons|trainer|xor REPS (plain evaluations, easy-ml and the hand-written backprop: profile_reference)"
-            );
-            std::process::exit(2);
-        }
-    }
-}
-
-/// Exits with an error (code 2) where a count does not parse or a fourth argument is not
-/// `driver`, so that a typo is not profiled as the default instead. Out of line and before
-/// `main`'s own reading of the arguments, which is left as it was: changed there, the loops
-/// `main` inlines compiled differently and the counts moved by up to 1 %.
-#[inline(never)]
-fn refuse_typos(args: &[String]) {
-    for (i, a) in args.iter().enumerate().skip(1) {
-        let fine = match i {
-            1 | 2 => a.parse::<usize>().is_ok(),
-            3 => a == "driver",
-            _ => false,
-        };
-        if !fine {
-            eprintln!(
-                "error: argument {}: `{a}` is not a count (or, fourth, `driver`; nothing after it)",
-                i + 1
             );
             std::process::exit(2);
         }

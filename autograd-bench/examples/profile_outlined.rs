@@ -12,6 +12,7 @@
 //! `stmt!`'s Rosenbrock went from 186.9 to 188.0 instructions a term). `cargo xtask bench`
 //! counts it beside them (`instructions.rs` in xtask).
 
+use autograd_bench::args::{refuse_misfits, Arg};
 use autograd_bench::functions::{point, Function};
 use autograd_bench::modes::reverse_gradient;
 use autograd_core::{Outlined, Tape};
@@ -21,7 +22,12 @@ const SLOTS: usize = 1 << 16;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    refuse_typos(&args);
+    // (Out of line, before main reads them as it did: `autograd_bench::args`.)
+    refuse_misfits(
+        &args,
+        &[Arg::Any, Arg::Count, Arg::Count],
+        "usage: profile_outlined rosenbrock|dense N REPS",
+    );
     let number = |i: usize, default: usize| {
         args.get(i)
             .map(|s| s.parse().unwrap_or(default))
@@ -45,20 +51,4 @@ fn main() {
         }
     }
     println!("{} n = {n}: {} slots, g0 = {}", f.name(), tape.len(), g[0]);
-}
-
-/// Exits with an error (code 2) where a count does not parse, so that a typo is not counted as
-/// the default instead; out of line, before `main`'s own reading of the arguments (left as it
-/// was, so that the loops `main` inlines compile as before: `examples/profile.rs`).
-#[inline(never)]
-fn refuse_typos(args: &[String]) {
-    for (i, a) in args.iter().enumerate().skip(1) {
-        if a.parse::<usize>().is_err() || i > 2 {
-            eprintln!(
-                "error: argument {}: `{a}` (usage: profile_outlined rosenbrock|dense N REPS)",
-                i + 1
-            );
-            std::process::exit(2);
-        }
-    }
 }

@@ -11,6 +11,7 @@
 //!                                                   # difference over 9,990 terms
 //! ```
 
+use autograd_bench::args::{refuse_misfits, Arg};
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -51,7 +52,12 @@ fn gradient(tape: &mut TapeView<f64>, x: &[f64], kind: u8) -> f64 {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    refuse_typos(&args);
+    // (Out of line, before main reads them as it did: `autograd_bench::args`.)
+    refuse_misfits(
+        &args,
+        &[Arg::Count, Arg::Word(&["0", "1", "2"])],
+        "usage: stmt_leaves [REPS [KIND: 0, 1 or 2]]",
+    );
     let number = |i: usize| -> Option<usize> {
         let a = args.get(i)?;
         match a.parse() {
@@ -87,27 +93,5 @@ fn main() {
     for (t, name) in times.iter_mut().zip(names) {
         t.sort_by(f64::total_cmp);
         println!("  {name:<22} {:>8.0} ns", t[t.len() / 2]);
-    }
-}
-
-/// Exits with an error (code 2) where REPS does not parse, KIND is not 0, 1 or 2, or an argument
-/// follows them, so that a typo is not measured as another kind instead; out of line, before
-/// `main`'s own reading of the arguments (left as it was, so that the loops `main` inlines
-/// compile as before: `examples/profile.rs`).
-#[inline(never)]
-fn refuse_typos(args: &[String]) {
-    for (i, a) in args.iter().enumerate() {
-        let fine = match i {
-            0 => a.parse::<usize>().is_ok(),
-            1 => matches!(a.as_str(), "0" | "1" | "2"),
-            _ => false,
-        };
-        if !fine {
-            eprintln!(
-                "error: argument {}: `{a}` (usage: stmt_leaves [REPS [KIND: 0, 1 or 2]])",
-                i + 1
-            );
-            std::process::exit(2);
-        }
     }
 }

@@ -10,7 +10,8 @@
 //! - [`analytic`]: their gradients by hand; [`moons`]: micrograd's MLP demo with hand-written
 //!   backprop; [`rc_graph`]: micrograd's reference-counted graph, for comparison.
 //! - [`nn_step`]: the same training step through `autograd-nn`.
-//! - [`harness`]: criterion's settings and the clock, shared with the `enzyme/` crate.
+//! - [`harness`]: criterion's settings and the clock, shared with the `enzyme/` crate;
+//!   [`args`]: the counting binaries' argument checks.
 //! - [`modes`]: one full gradient per mode; [`scaling`]: tape shapes of 10^3..10^6 recorded
 //!   operands; [`batch`]: gradient checks sequential and with rayon; [`facts`]: bytes per slot
 //!   and slots recorded per benchmark; [`floor`]: a minimal statement tape on Rosenbrock, the
@@ -38,6 +39,7 @@ use std::sync::{Mutex, MutexGuard, OnceLock};
 use autograd_core::{Scalar, Tape};
 
 pub mod analytic;
+pub mod args;
 pub mod batch;
 pub mod facts;
 pub mod floor;
