@@ -104,7 +104,8 @@ impl Backprop {
     /// ```
     /// let f = autograd_expr::parse("relu(x) + max(x, 0)")?;
     /// let kinks = autograd_expr::backprop(&f, &[0.0]).kinks(&f);
-    /// let named: Vec<_> = kinks.iter().map(|k| (f.op_text(k.op).unwrap(), &k.convention[..])).collect();
+    /// let named: Vec<_> =
+    ///     kinks.iter().map(|k| (f.op_text(k.op).unwrap(), &k.convention[..])).collect();
     /// assert_eq!(named, [("relu(x)".to_string(), "relu'(0) = 0"),
     ///                    ("max(x, 0)".to_string(), "1/2 for each operand of a tie")]);
     /// assert!(autograd_expr::backprop(&f, &[1.0]).kinks(&f).is_empty());

@@ -23,10 +23,10 @@ impl<'t, S: Scalar> Var<'t, S> {
     /// Where it returns `Ok(false)`, nothing is recorded and the tape is as it was (its length,
     /// its error and its count of slots that did not fit): a layer cannot be one layer statement
     /// (an input with two pending partials or on another tape, a layer of no rows, one row over
-    /// one input, or a hidden layer of one unit), the tape has no room for the network, or a hidden unit's activation
-    /// recorded something or tried to (a result that is not finite is a statement of its own,
-    /// which may not fit); record the layers one by one then. The activations may have been
-    /// applied by then: give functions of their input.
+    /// one input, or a hidden layer of one unit), the tape has no room for the network, or a
+    /// hidden unit's activation recorded something or tried to (a result that is not finite is
+    /// a statement of its own, which may not fit); record the layers one by one then. The
+    /// activations may have been applied by then: give functions of their input.
     ///
     /// # Errors
     /// [`TapeError::LengthMismatch`] if there are no layers, if `params` does not hold the
