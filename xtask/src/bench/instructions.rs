@@ -15,7 +15,10 @@
 //!
 //! The tape's gradients are also counted on a tape of `Outlined<f64>` (every operation a call:
 //! what a code generator's long functions trade for building in seconds; the cargo feature
-//! `outlined-ops` makes the same calls on every tape), by `examples/profile_outlined.rs`.
+//! `outlined-ops` makes the same calls on every tape), by `examples/profile_outlined.rs`. A
+//! `Trainer` gradient fitting `sin` with a network over one input and over two, by
+//! `examples/profile_one_input.rs`: a first layer over one input is a layer statement too, and
+//! the two stay close.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -46,6 +49,8 @@ enum Bin {
     Outlined,
     /// `examples/profile_reference`: the workloads that do not use the tape.
     Reference,
+    /// `examples/profile_one_input`: a network over one input and over two.
+    OneInput,
 }
 
 /// The sizes counted (the speed targets' n).
@@ -107,6 +112,14 @@ fn workloads() -> Vec<Workload> {
     ] {
         push(format!("moons/{mode}"), bin, &[arg, "{}"], (3, 5));
     }
+    for inputs in ["1", "2"] {
+        push(
+            format!("sin/trainer/{inputs}"),
+            Bin::OneInput,
+            &[inputs, "{}"],
+            (3, 5),
+        );
+    }
     w
 }
 
@@ -119,15 +132,18 @@ pub fn run(report_dir: &Path) -> Result<bool, String> {
     }
     let examples = super::target_dir().join("release/examples");
     let binary = examples.join("profile");
-    let (outlined, reference) = (
+    let (outlined, reference, one_input) = (
         examples.join("profile_outlined"),
         examples.join("profile_reference"),
+        examples.join("profile_one_input"),
     );
     build_profile(&[
         "--example",
         "profile_outlined",
         "--example",
         "profile_reference",
+        "--example",
+        "profile_one_input",
     ])?;
     let out_file = report_dir.join("cachegrind.out");
     let mut tsv = String::new();
@@ -145,6 +161,7 @@ pub fn run(report_dir: &Path) -> Result<bool, String> {
                     Bin::Tape => &binary,
                     Bin::Outlined => &outlined,
                     Bin::Reference => &reference,
+                    Bin::OneInput => &one_input,
                 })
                 .args(&args)
                 .output()
@@ -296,6 +313,19 @@ pub fn render(r: &Report, s: &mut String) {
                 ratio(format!("instr_ratio/moons/{mode}_over_hand"))
             }
         );
+    }
+    let (one, two) = (get("sin/trainer/1".into()), get("sin/trainer/2".into()));
+    if one.is_some() || two.is_some() {
+        let _ = writeln!(
+            s,
+            "\n| `Trainer` gradient fitting `sin` at 100 points (tanh, `examples/profile_one_input`) \
+             | instructions |\n|---|---:|"
+        );
+        let _ = writeln!(s, "| `[1, 16, 16, 1]`, one input | {} |", count(one));
+        let _ = writeln!(s, "| `[2, 16, 16, 1]`, two inputs | {} |", count(two));
+        if let (Some(a), Some(b)) = (one, two) {
+            let _ = writeln!(s, "| one input / two | {} |", fmt_ratio(a / b));
+        }
     }
     render_parts(r, s);
 }
@@ -464,6 +494,39 @@ mod tests {
                 .iter()
                 .any(|k| w.key.contains(k));
             assert_eq!(tapeless, w.bin == Bin::Reference, "{}", w.key);
+        }
+    }
+
+    #[test]
+    fn the_one_input_network_is_counted_beside_the_two_input_one() {
+        let w = workloads();
+        let sin: Vec<_> = w.iter().filter(|w| w.key.starts_with("sin/")).collect();
+        assert_eq!(sin.len(), 2);
+        for (w, inputs) in sin.iter().zip(["1", "2"]) {
+            assert_eq!(w.key, format!("sin/trainer/{inputs}"));
+            assert_eq!(
+                (w.bin, &w.args[..], w.reps),
+                (
+                    Bin::OneInput,
+                    &[inputs.to_string(), "{}".to_string()][..],
+                    (3, 5)
+                )
+            );
+        }
+        let medians = super::super::criterion::Medians::new();
+        let facts = BTreeMap::from([
+            ("instr/sin/trainer/1".to_string(), 1_161_525.0),
+            ("instr/sin/trainer/2".to_string(), 1_178_881.0),
+        ]);
+        let mut s = String::new();
+        render(&Report::new(&medians, &facts), &mut s);
+        for row in [
+            "| `[1, 16, 16, 1]`, one input | 1,161,525 |",
+            "| `[2, 16, 16, 1]`, two inputs | 1,178,881 |",
+            "| one input / two | 0.99x |",
+            "| sin trainer 1 |",
+        ] {
+            assert!(s.contains(row), "{row} in {s}");
         }
     }
 
