@@ -507,6 +507,12 @@ fn elementary_functions_at_their_bounds() {
     assert_close("atan2 tiny", dx, -0.5e200, 1e-15);
     let (_, dy, _) = d2::<f64>(1e200, 1e200, |a, b| a.atan2(b));
     assert!((dy - 0.5e-200).abs() < 1e-215, "{dy}");
+    // The smallest subnormal over 1, where r = hypot = 1 exactly: d/dy atan2(y, x) = x / r^2 = 1
+    // and d/dx = -y / r^2 = -5e-324, both exact. Halving first, as the rule does only where r
+    // overflows, would round y to 0 (cargo-mutants: that branch taken for a finite r survived).
+    let tiny = 5e-324_f64;
+    assert_eq!(d2::<f64>(tiny, 1.0, |a, b| a.atan2(b)), (tiny, 1.0, -tiny));
+    assert_eq!(f2::<f64>(tiny, 1.0, |a, b| a.atan2(b)), (tiny, 1.0, -tiny));
     assert_eq!(
         d2::<f64>(3e300, 4e300, |a, b| a.hypot(b)),
         (5e300, 0.6, 0.8)
