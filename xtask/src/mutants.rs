@@ -68,7 +68,8 @@ Options:
   --file PATH      mutate only this file (repeatable; default: all of the above)
   --jobs N         mutants built and tested in parallel (default 1)
   --timeout SECS   time limit per test run (default: cargo-mutants' own, from the baseline)
-  --shard K/N      test only shard K of N (round-robin: an even sample of every file)
+  --shard K/N      test only shard K of N, K from 0 to N - 1 (round-robin: an even sample
+                   of every file)
   --list           list the mutants, run nothing
   -h, --help       this text
 ";
