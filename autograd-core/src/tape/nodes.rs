@@ -119,12 +119,7 @@ impl<S: Scalar> TapeView<S> {
     /// ```
     pub fn node(&self, id: NodeId) -> Result<Node<S>, TapeError> {
         let (h, v) = self.header_at(id)?;
-        Ok(Node {
-            op: h.op(),
-            value: v.value(),
-            grad: h.adj(),
-            operands: self.operands(id.index()).count(),
-        })
+        Ok(self.node_of(id.index(), h, v))
     }
 
     /// Calls `f(index, partial)` for every operand of statement `id`, in recording order (for a
@@ -172,14 +167,19 @@ impl<S: Scalar> TapeView<S> {
     pub fn for_each_node(&self, mut f: impl FnMut(NodeId, &Node<S>)) {
         for (i, (h, v)) in self.slots().iter().zip(self.values()).enumerate() {
             if h.is_header() {
-                let node = Node {
-                    op: h.op(),
-                    value: v.value(),
-                    grad: h.adj(),
-                    operands: self.operands(i).count(),
-                };
-                f(NodeId::on(self, i as u32), &node);
+                f(NodeId::on(self, i as u32), &self.node_of(i, h, v));
             }
+        }
+    }
+
+    /// The statement whose header is slot `i` (`h`, its value in `v`), as [`node`](Self::node)
+    /// reports it.
+    fn node_of(&self, i: usize, h: &Slot<S>, v: &Slot<S>) -> Node<S> {
+        Node {
+            op: h.op(),
+            value: v.value(),
+            grad: h.adj(),
+            operands: self.operands(i).count(),
         }
     }
 }
