@@ -21,21 +21,60 @@ enum Write {
     Rows,
     /// `Var::affine_layer` on parameters with a leaf between every two: the general write.
     Spread,
+    /// `Var::affine` row by row on those parameters, over the inputs as they are.
+    SpreadRows,
 }
 
 /// The rows of a layer into `y`: one `Var::affine_layer` call, or (`rows`) `Var::affine` per row.
-fn record<'t>(rows: bool, params: &[Var<'t, f64>], x: &[Var<'t, f64>], y: &mut [Var<'t, f64>]) {
+/// Under two rows or more the layer writes each input of two pending pairs (the `kinds`
+/// `Input::Product`) as a statement of its own first: row by row, such an input is recorded
+/// (`Var::recorded`) before the rows, so that both write the same statements (no `kinds`: the
+/// rows over the inputs as they are).
+fn record<'t>(
+    rows: bool,
+    kinds: &[Input],
+    params: &[Var<'t, f64>],
+    x: &[Var<'t, f64>],
+    y: &mut [Var<'t, f64>],
+) {
     if !rows {
         return Var::affine_layer(params, x, y).unwrap();
     }
+    let x: Vec<_> = x
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| match kinds.get(i) {
+            Some(Input::Product) if y.len() >= 2 => {
+                // As the layer writes it where it still has two pending pairs: recorded, a
+                // statement of two operands. (Scaled by a huge factor, a product may be a
+                // statement already, with one pair on it: a statement of one operand written
+                // here for it then is left unread.)
+                let r = v.recorded().unwrap();
+                let tape = r.tape().unwrap();
+                match tape.node(r.id().unwrap()).unwrap().operands {
+                    2 => r,
+                    _ => v,
+                }
+            }
+            _ => v,
+        })
+        .collect();
     for (yj, row) in y.iter_mut().zip(params.chunks_exact(x.len() + 1)) {
-        *yj = Var::affine(&row[..x.len()], x, row[x.len()]).unwrap();
+        *yj = Var::affine(&row[..x.len()], &x, row[x.len()]).unwrap();
     }
 }
 
 /// The result of [`run`]: the output's value, the gradients with respect to the parameters and
 /// to the input leaves, the rows' values, and the slots the layer took.
 type Outcome = (f64, Vec<f64>, Vec<f64>, Vec<f64>, usize);
+
+/// An [`Outcome`]'s numbers as bits, in order.
+fn bits(o: &Outcome) -> Vec<u64> {
+    let all = [o.0]
+        .into_iter()
+        .chain(o.1.iter().chain(&o.2).chain(&o.3).copied());
+    all.map(f64::to_bits).collect()
+}
 
 /// Records the inputs' leaves, the parameters, the layer, then `out = sum_j c_j relu(y_j)^2`
 /// (`c_j = j + 1`, so every row has its own adjoint, and a row whose value is negative gets 0).
@@ -54,14 +93,17 @@ fn run(
     let mut params = Vec::new();
     for &p in ps {
         params.push(tape.var(p));
-        if write == Write::Spread {
+        if matches!(write, Write::Spread | Write::SpreadRows) {
             tape.var(0.0);
         }
     }
     let x = inputs(kinds, &us, u2, xs);
     let before = tape.len();
     let mut y = vec![Var::constant(0.0); m];
-    record(write == Write::Rows, &params, &x, &mut y);
+    match write {
+        Write::SpreadRows => record(true, &[], &params, &x, &mut y),
+        _ => record(write == Write::Rows, kinds, &params, &x, &mut y),
+    }
     let slots = tape.len() - before;
     let out = y.iter().enumerate().fold(Var::constant(0.0), |s, (j, yj)| {
         s + yj.relu().square() * (j + 1) as f64
@@ -309,7 +351,7 @@ fn an_input_that_is_not_finite_stays_in_the_layer_statement() -> Result<(), Tape
             let u = tape.var(3.0);
             let x = [Var::constant(bad), u];
             let mut y = [Var::constant(0.0); 2];
-            record(rows, &params, &x, &mut y);
+            record(rows, &[Input::Constant, Input::Leaf], &params, &x, &mut y);
             let g = tape.backward(y[1])?;
             let grads = [params[3], params[4], params[5], u].map(|v| g.wrt(v).to_bits());
             let a = tape.anomaly(y[1]).unwrap();
@@ -363,6 +405,46 @@ fn a_row_that_overflows_fixed_point_stays_in_the_layer_statement() -> Result<(),
         [params[3], params[4], params[5]].map(|p| g.wrt(p)),
         [200.0, 1.0, 1.0].map(Q16::from_f64)
     );
+    Ok(())
+}
+
+#[test]
+fn inputs_of_two_pending_pairs_are_statements_of_their_own_under_a_layer_of_two_rows(
+) -> Result<(), TapeError> {
+    // x0 = u + v and x1 = u v (a residual input, a product): two pending pairs each, which an
+    // input slot cannot hold. Each is written as a statement of its own (two operands and a
+    // header, labelled with its operation), then the layer over them: 2 x 3 + 5 slots where the
+    // rows written one by one over the inputs as they are take a statement of 8 slots each (2
+    // weights, the bias, the inputs' 4 pairs and a header).
+    let tape = Tape::<f64, 64>::new();
+    let params = [0.5, -1.0, 0.25, 2.0, 1.0, -3.0].map(|p| tape.var(p));
+    let (u, v) = (tape.var(3.0), tape.var(2.0));
+    let x = [u + v, u * v];
+    let before = tape.len();
+    let mut y = [Var::constant(0.0); 2];
+    Var::affine_layer(&params, &x, &mut y)?;
+    assert_eq!(tape.len() - before, 2 * 3 + 5);
+    let node = |at: usize| tape.node(autograd_core::NodeId::from_index(at));
+    let (sum, product) = (node(before + 2)?, node(before + 5)?);
+    assert_eq!((sum.op, sum.value, sum.operands), (Op::Add, 5.0, 2));
+    assert_eq!(
+        (product.op, product.value, product.operands),
+        (Op::Mul, 6.0, 2)
+    );
+    // y0 = 0.5 * 5 - 6 + 0.25, y1 = 2 * 5 + 6 - 3.
+    assert_eq!((y[0].value(), y[1].value()), (-3.25, 13.0));
+    let g = tape.backward(y[0] * y[1])?;
+    // By hand, with d/dy0 = y1 = 13 and d/dy1 = y0 = -3.25: d/du = 13 (0.5 - 1 * v) - 3.25 (2 + v),
+    // d/dv = 13 (0.5 - 1 * u) - 3.25 (2 + u), d/dw01 = 13 x1, d/dw10 = -3.25 x0.
+    assert_eq!((g.wrt(u), g.wrt(v)), (-32.5, -48.75));
+    assert_eq!((g.wrt(params[1]), g.wrt(params[3])), (78.0, -16.25));
+    // A layer of one row: an input of two pairs declines it (one statement of the row's pairs,
+    // 2 weights + bias + 4 pairs + header, takes fewer slots than 3 + 3 + 4).
+    let before = tape.len();
+    let w = [params[0], params[1]];
+    let one = Var::affine(&w, &x, params[2])?;
+    assert_eq!(one.value(), -3.25);
+    assert_eq!(tape.len() - before, 8);
     Ok(())
 }
 
@@ -422,6 +504,18 @@ fn wrong_lengths_and_a_foreign_input_are_errors() {
     );
     let params = [1.0, 2.0, 0.0, 1.0, 1.0, 0.0].map(|p| a.var(p));
     Var::affine_layer(&params, &x, &mut y).unwrap();
+    assert_eq!(a.backward(y[0]).unwrap_err(), TapeError::ForeignVar);
+    // An input of two pending pairs on the other tape, beside one on this tape: nothing is
+    // written for it on this tape (its pairs name the other's statements), and the rows
+    // report the mix of tapes as before.
+    let (a, b) = (Tape::<f64, 32>::new(), Tape::<f64, 32>::new());
+    let params = [1.0, 2.0, 0.0, 1.0, 1.0, 0.0].map(|p| a.var(p));
+    let (u, v) = (a.var(1.0), a.var(2.0));
+    let x = [b.var(1.0) * b.var(3.0), u * v];
+    let before = a.len();
+    Var::affine_layer(&params, &x, &mut y).unwrap();
+    assert_eq!((y[0].value(), y[1].value()), (7.0, 5.0));
+    assert_eq!(a.len(), before);
     assert_eq!(a.backward(y[0]).unwrap_err(), TapeError::ForeignVar);
 }
 
@@ -605,10 +699,17 @@ proptest! {
         prop_assert_eq!(&packed.3, &spread.3);
         prop_assert!(close(&packed.1, &spread.1) && close(&packed.2, &spread.2));
         // The layer write is taken whenever it applies: two inputs or more, or one under two
-        // rows or more, none with two pending pairs.
-        if (k >= 2 || m >= 2) && !kinds.iter().any(|k| matches!(k, Input::Product)) {
-            prop_assert_eq!(packed.4, k + 1 + m);
+        // rows or more; an input of two pending pairs is first a statement of 3 slots under two
+        // rows or more, and declines a layer of one row.
+        let products = kinds.iter().filter(|k| matches!(k, Input::Product)).count();
+        if m >= 2 || (k >= 2 && products == 0) {
+            prop_assert_eq!(packed.4, 3 * products + k + 1 + m);
         }
+        // Parameters that are not consecutive decline the layer, and statements written for its
+        // inputs are forgotten: the rows written one by one, the same slots and bits.
+        let spread_rows = run(&mut tape, &kinds, &xs, &ps, m, Write::SpreadRows);
+        prop_assert_eq!(spread.4, spread_rows.4);
+        prop_assert_eq!(bits(&spread), bits(&spread_rows));
         // By hand: d(out)/dw_ji = 2 c_j relu(y_j) x_i.
         let x: Vec<f64> = kinds.iter().zip(&xs).map(|(k, &v)| k.value(v)).collect();
         for (j, row) in ps.chunks_exact(k + 1).enumerate() {
@@ -649,7 +750,7 @@ fn extreme_run(kinds: &[Input], xs: &[f64], ps: &[f64], m: usize, layer: bool) -
     let params: Vec<_> = ps.iter().map(|&p| tape.var(p)).collect();
     let x = rounding_inputs(kinds, &us, u2, xs);
     let mut y = vec![Var::constant(0.0); m];
-    record(!layer, &params, &x, &mut y);
+    record(!layer, kinds, &params, &x, &mut y);
     let out = y.iter().enumerate().fold(Var::constant(0.0), |s, (j, yj)| {
         s + *yj * (0.3 * j as f64 - 0.7)
     });
@@ -754,4 +855,29 @@ fn a_layer_without_room_overflows_whatever_the_general_write_would_take() {
             needed: 3 + 4
         })
     );
+    // Inputs of two pending pairs: with room, 8 leaves, two statements of 3 slots and the
+    // layer's 5. Without room for the second statement (12), or for the first (8), the same
+    // count is reported and the values stay right.
+    fn two_pairs<const N: usize>() {
+        let tape = Tape::<f64, N>::new();
+        let params = [0.5, -1.0, 0.25, 2.0, 1.0, -3.0].map(|p| tape.var(p));
+        let (u, v) = (tape.var(3.0), tape.var(2.0));
+        let mut y = [Var::constant(0.0); 2];
+        Var::affine_layer(&params, &[u + v, u * v], &mut y).unwrap();
+        assert_eq!(y.map(|v| v.value()), [-3.25, 13.0], "capacity {N}");
+        let needed = 8 + 2 * 3 + 5;
+        match N {
+            19 => assert_eq!((tape.check(), tape.len()), (Ok(()), needed)),
+            _ => assert_eq!(
+                tape.check(),
+                Err(TapeError::CapacityExceeded {
+                    capacity: N,
+                    needed
+                })
+            ),
+        }
+    }
+    two_pairs::<19>();
+    two_pairs::<12>();
+    two_pairs::<8>();
 }
