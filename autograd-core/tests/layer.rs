@@ -449,6 +449,52 @@ fn inputs_of_two_pending_pairs_are_statements_of_their_own_under_a_layer_of_two_
 }
 
 #[test]
+fn a_layer_over_leaves_writes_its_inputs_of_two_pairs_first_then_its_activation(
+) -> Result<(), TapeError> {
+    // `affine_layer_of_then` over x = (u + v, u v): the same slots, values and gradients, bit
+    // for bit, as over those inputs recorded first; tanh applied to each row. With an
+    // activation that overflows (exp(100 y1), y1 = 13), its statement comes after the layer's.
+    let run = |record_first: bool, exp: bool| -> Result<(usize, Vec<u64>), TapeError> {
+        let tape = Tape::<f64, 64>::new();
+        let p = [0.5, -1.0, 0.25, 2.0, 1.0, -3.0].map(|v| tape.var(v));
+        let leaves = tape.leaves(p[0].id().unwrap(), 6)?;
+        let (u, v) = (tape.var(3.0), tape.var(2.0));
+        let mut x = [u + v, u * v];
+        if record_first {
+            x = [x[0].recorded()?, x[1].recorded()?];
+        }
+        let mut y = [Var::constant(0.0); 2];
+        if exp {
+            fn exp100(h: Var<'_, f64>) -> Var<'_, f64> {
+                (h * 100.0).exp()
+            }
+            Var::affine_layer_of_then(leaves, &x, &mut y, exp100)?;
+            let a = tape.anomaly(y[1]).unwrap();
+            assert_eq!((a.op, a.kind), (Op::Exp, AnomalyKind::Value));
+            // Its operand, then its header, right after the layer's slots.
+            assert_eq!(a.index, 8 + 2 * 3 + 5 + 1, "after the layer");
+            return Ok((tape.len(), vec![]));
+        }
+        Var::affine_layer_of_then(leaves, &x, &mut y, Var::tanh)?;
+        let g = tape.backward(y[0] * y[1])?;
+        let mut bits: Vec<u64> = y.iter().map(|v| v.value().to_bits()).collect();
+        bits.extend(p.iter().chain(&[u, v]).map(|w| g.wrt(*w).to_bits()));
+        Ok((tape.len(), bits))
+    };
+    let (flushed, recorded) = (run(false, false)?, run(true, false)?);
+    assert_eq!(flushed.0, 8 + 2 * 3 + 5);
+    assert_eq!(flushed, recorded);
+    let y = [(-3.25f64).tanh(), 13.0f64.tanh()];
+    assert_eq!(flushed.1[..2], y.map(f64::to_bits));
+    // d(y0 y1)/du = y1 (1 - y0^2) (0.5 - v) + y0 (1 - y1^2) (2 + v), by hand.
+    let du = y[1] * (1.0 - y[0] * y[0]) * (0.5 - 2.0) + y[0] * (1.0 - y[1] * y[1]) * (2.0 + 2.0);
+    let got = f64::from_bits(flushed.1[2 + 6]);
+    assert!((got - du).abs() <= 1e-15 * du.abs(), "{got} vs {du}");
+    assert_eq!(run(false, true)?.0, 8 + 2 * 3 + 5 + 2);
+    Ok(())
+}
+
+#[test]
 fn one_input_under_several_rows_is_a_layer_statement_and_one_row_stays_in_its_handle(
 ) -> Result<(), TapeError> {
     // One row over one input, `w c + b` over a constant: two pairs, which its handle holds

@@ -67,9 +67,10 @@ impl<'t, S: Scalar> Var<'t, S> {
 
 /// [`Var::affine_layer`] where [`write`] declined: the layer over its inputs of two pending
 /// pairs written as statements first ([`write_flushed`]), else each row as [`Var::affine`]
-/// writes it. Out of line, so that `affine_layer` inlines into its caller as it did before
-/// `write_flushed` (by callgrind on `examples/profile moons`, 3 and 13 gradients, the moons loss
-/// took 976,211 instructions with both in `affine_layer`, 955,501 without the latter).
+/// writes it. Out of line, so that `affine_layer` stays small enough to inline into its caller
+/// (by callgrind on `examples/profile moons`, 3 and 13 gradients, the moons loss took 976,211
+/// instructions with both in `affine_layer`, which its caller then called, and 966,612 with
+/// them here; 955,501 before `write_flushed`).
 #[inline(never)]
 fn declined<'t, S: Scalar>(
     params: &[Var<'t, S>],
@@ -77,7 +78,7 @@ fn declined<'t, S: Scalar>(
     y: &mut [Var<'t, S>],
 ) -> Result<(), TapeError> {
     let k = x.len();
-    if !write_flushed(Rows { params, bias: None }, x, y) {
+    if !write_flushed(Rows { params, bias: None }, x, y, None::<&mut Identity>) {
         for (yj, row) in y.iter_mut().zip(params.chunks_exact(k + 1)) {
             let (w, b) = row.split_at(k);
             *yj = Var::affine(w, x, b[0])?;
@@ -148,37 +149,48 @@ impl<'t, S: Scalar> Var<'t, S> {
     ) -> Result<(), TapeError> {
         let k = x.len();
         shape("affine_layer_of's parameters", params.len(), k, y.len())?;
-        if write(params, x, y, Some(&mut f), None) {
-            return Ok(());
-        }
-        if write_flushed(params, x, y) {
-            activate_in_place(&mut f, y);
-        } else {
-            // Row by row, as `affine` writes each over the handles: a layer statement of one row
-            // where it can be one, else the general write.
-            // (Every row is there: `shape` has checked the count. The error stands where a row
-            // left unwritten would otherwise be; never returned, so the three mutants of its
-            // `expected` that cargo-mutants makes survive.)
-            let missing = TapeError::LengthMismatch {
-                what: "affine_layer_of's parameters",
-                expected: y.len() * (k + 1),
-                found: params.len(),
-            };
-            for (j, yj) in y.iter_mut().enumerate() {
-                let row = params.range(j * (k + 1), k + 1).ok_or(missing)?;
-                // (`None`: the activation comes after every row; the same writer as above.)
-                if !write(row, x, core::slice::from_mut(yj), None::<&mut A>, None) {
-                    let mut cursor = row;
-                    let (value, _) = cursor.next_row(x, row.tape(), 0).ok_or(missing)?;
-                    *yj = super::nary::affine_of_leaves(row, x, value);
-                }
-            }
-            // Then the activation, in a pass of its own as it would follow `affine_layer_of`:
-            // a result it writes (a non-finite one) comes after every row's statements.
-            activate_in_place(&mut f, y);
+        if !write(params, x, y, Some(&mut f), None) && !write_flushed(params, x, y, Some(&mut f)) {
+            rows_of(params, x, y, &mut f)?;
         }
         Ok(())
     }
+}
+
+/// [`Var::affine_layer_of_then`] where the layer is not one statement: row by row, then the
+/// activation. Out of line: inlined, it made the callers' code larger, which moved LLVM's
+/// choices for what else they inline (`cargo xtask firmware`: the minimal program's flash on
+/// the M0 40,624 B against 39,404 before `write_flushed`, with `nary` out of line).
+#[inline(never)]
+fn rows_of<'t, S: Scalar, A: Activate<'t, S>>(
+    params: Leaves<'t, S>,
+    x: &[Var<'t, S>],
+    y: &mut [Var<'t, S>],
+    f: &mut A,
+) -> Result<(), TapeError> {
+    let k = x.len();
+    // Row by row, as `affine` writes each over the handles: a layer statement of one row
+    // where it can be one, else the general write.
+    // (Every row is there: `shape` has checked the count. The error stands where a row
+    // left unwritten would otherwise be; never returned, so the three mutants of its
+    // `expected` that cargo-mutants makes survive.)
+    let missing = TapeError::LengthMismatch {
+        what: "affine_layer_of's parameters",
+        expected: y.len() * (k + 1),
+        found: params.len(),
+    };
+    for (j, yj) in y.iter_mut().enumerate() {
+        let row = params.range(j * (k + 1), k + 1).ok_or(missing)?;
+        // (`None`: the activation comes after every row; the same writer as above.)
+        if !write(row, x, core::slice::from_mut(yj), None::<&mut A>, None) {
+            let mut cursor = row;
+            let (value, _) = cursor.next_row(x, row.tape(), 0).ok_or(missing)?;
+            *yj = super::nary::affine_of_leaves(row, x, value);
+        }
+    }
+    // Then the activation, in a pass of its own as it would follow `affine_layer_of`:
+    // a result it writes (a non-finite one) comes after every row's statements.
+    activate_in_place(f, y);
+    Ok(())
 }
 
 /// What [`Var::affine_layer_of_then`] applies to each output of the layer: any closure
@@ -416,19 +428,21 @@ fn write<'t, S: Scalar, P: Source<'t, S>>(
 }
 
 /// Where [`write`] declined a layer of two rows or more for an input of two pending pairs: the
-/// layer statement over those inputs written as statements of their own first ([`flush`]), its
-/// rows' handles in `y` (not through an activation: the caller applies it, in a pass of its own
-/// as the rows' handles are made after the statement is committed, which writes what `write`
-/// would), or `false` having written nothing (those statements forgotten) where it is declined
-/// still. Out of the writer's way, called where it declined: by callgrind on
-/// `examples/profile moons` (3 and 13 gradients), the writer trying again itself took the moons
-/// loss from 955,501 instructions to 966,003 (a loop trying at most twice: 1,028,503).
+/// inputs of two pending pairs written as statements of their own ([`flush`]), then [`write`]
+/// again over them, its rows through `f` if there is one, or `false` having written nothing
+/// (those statements forgotten) where it is declined still. `f`'s type is the caller's, so
+/// that this calls the writer the caller has (a writer for another activation type was a
+/// second copy: 4.7 to 6.2 KB more flash for the firmware's minimal program). Out of the
+/// writer's way, called where it declined: by callgrind on `examples/profile moons` (3 and 13
+/// gradients), a loop in the writer trying at most twice took the moons loss from 955,501
+/// instructions to 1,028,503.
 #[cold]
 #[inline(never)]
-fn write_flushed<'t, S: Scalar, P: Source<'t, S>>(
+fn write_flushed<'t, S: Scalar, P: Source<'t, S>, A: Activate<'t, S>>(
     params: P,
     x: &[Var<'t, S>],
     y: &mut [Var<'t, S>],
+    f: Option<&mut A>,
 ) -> bool {
     let Some((t, _)) = params.start() else {
         return false;
@@ -438,7 +452,7 @@ fn write_flushed<'t, S: Scalar, P: Source<'t, S>>(
     }
     let then = t.recording();
     let first = flush(t, x);
-    let written = write(params, x, y, None::<&mut Identity>, Some(first));
+    let written = write(params, x, y, f, Some(first));
     if !written {
         t.forget_since(then);
     }

@@ -18,7 +18,8 @@
 //! `outlined-ops` makes the same calls on every tape), by `examples/profile_outlined.rs`. A
 //! `Trainer` gradient fitting `sin` with a network over one input and over two, by
 //! `examples/profile_one_input.rs`: a first layer over one input is a layer statement too, and
-//! the two stay close.
+//! the two stay close. A gradient of a residual network over handles, whose blocks' inputs
+//! carry two pending pairs each, by `examples/profile_residual.rs`.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -51,6 +52,8 @@ enum Bin {
     Reference,
     /// `examples/profile_one_input`: a network over one input and over two.
     OneInput,
+    /// `examples/profile_residual`: a residual network over handles.
+    Residual,
 }
 
 /// The sizes counted (the speed targets' n).
@@ -120,6 +123,7 @@ fn workloads() -> Vec<Workload> {
             (3, 5),
         );
     }
+    push("residual/tape".into(), Bin::Residual, &["{}"], (3, 5));
     w
 }
 
@@ -132,10 +136,11 @@ pub fn run(report_dir: &Path) -> Result<bool, String> {
     }
     let examples = super::target_dir().join("release/examples");
     let binary = examples.join("profile");
-    let (outlined, reference, one_input) = (
+    let (outlined, reference, one_input, residual) = (
         examples.join("profile_outlined"),
         examples.join("profile_reference"),
         examples.join("profile_one_input"),
+        examples.join("profile_residual"),
     );
     build_profile(&[
         "--example",
@@ -144,6 +149,8 @@ pub fn run(report_dir: &Path) -> Result<bool, String> {
         "profile_reference",
         "--example",
         "profile_one_input",
+        "--example",
+        "profile_residual",
     ])?;
     let out_file = report_dir.join("cachegrind.out");
     let mut tsv = String::new();
@@ -162,6 +169,7 @@ pub fn run(report_dir: &Path) -> Result<bool, String> {
                     Bin::Outlined => &outlined,
                     Bin::Reference => &reference,
                     Bin::OneInput => &one_input,
+                    Bin::Residual => &residual,
                 })
                 .args(&args)
                 .output()
@@ -326,6 +334,16 @@ pub fn render(r: &Report, s: &mut String) {
         if let (Some(a), Some(b)) = (one, two) {
             let _ = writeln!(s, "| one input / two | {} |", fmt_ratio(a / b));
         }
+    }
+    if let Some(residual) = get("residual/tape".into()) {
+        let _ = writeln!(
+            s,
+            "\n| gradient of a residual network over handles, `[2, 16, 16, 16, 1]` with two \
+             blocks `h + tanh(W h + b)`, 100 points (`examples/profile_residual`) | instructions \
+             |\n|---|---:|\n| `Var::affine_layer` per layer, every block's input of two pending \
+             pairs a unit | {} |",
+            count(Some(residual))
+        );
     }
     render_parts(r, s);
 }
@@ -525,6 +543,38 @@ mod tests {
             "| `[2, 16, 16, 1]`, two inputs | 1,178,881 |",
             "| one input / two | 0.99x |",
             "| sin trainer 1 |",
+        ] {
+            assert!(s.contains(row), "{row} in {s}");
+        }
+        assert!(
+            !s.contains("residual"),
+            "no residual table without its count: {s}"
+        );
+    }
+
+    #[test]
+    fn the_residual_network_is_counted_in_a_table_of_its_own() {
+        let w = workloads();
+        let residual: Vec<_> = w.iter().filter(|w| w.key.starts_with("residual")).collect();
+        assert_eq!(residual.len(), 1);
+        let w = residual[0];
+        assert_eq!(
+            (w.key.as_str(), w.bin, &w.args[..], w.reps),
+            (
+                "residual/tape",
+                Bin::Residual,
+                &["{}".to_string()][..],
+                (3, 5)
+            )
+        );
+        let medians = super::super::criterion::Medians::new();
+        let facts = BTreeMap::from([("instr/residual/tape".to_string(), 3_094_106.0)]);
+        let mut s = String::new();
+        render(&Report::new(&medians, &facts), &mut s);
+        for row in [
+            "(`examples/profile_residual`) | instructions |",
+            "pairs a unit | 3,094,106 |",
+            "| residual tape |",
         ] {
             assert!(s.contains(row), "{row} in {s}");
         }

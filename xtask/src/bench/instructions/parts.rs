@@ -29,6 +29,8 @@ fn part_of(file: &str, name: &str) -> &'static str {
     } else if has("merge_shared")
         || has("write_apart")
         || has("layer::write")
+        || has("layer::flush")
+        || has("layer::to_flush")
         || has("layer::stack")
         || has("tape::write")
         || has("var::nary")
@@ -101,6 +103,11 @@ mod tests {
             "sweep"
         );
         assert_eq!(part_of(core, "autograd_core::var::layer::write"), "writes");
+        // A residual layer's inputs written as statements, and the writer called again.
+        for f in ["write_flushed", "flush", "to_flush"] {
+            let name = format!("autograd_core::var::layer::{f}");
+            assert_eq!(part_of(core, &name), "writes", "{name}");
+        }
         let stack = "autograd_core::var::layer::stack::write_stack";
         assert_eq!(part_of(core, stack), "writes");
         let nn = "autograd_nn::mlp::forward::<impl autograd_nn::mlp::Layer>::forward_by";
