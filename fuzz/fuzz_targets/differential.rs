@@ -121,7 +121,7 @@ fn check<S: Scalar>(p: &Program) {
             .expect("every statement after the inputs is written by an instruction");
         let kind = written_by[instr].1;
         assert!(
-            may_record(kind, s.node.op),
+            may_record(kind, s.node.op, s.node.operands),
             "instruction {instr} ({kind:?}) wrote statement {index} labelled {:?}: \
              autograd_fuzz::exercised_by is out of date",
             s.node.op

@@ -91,9 +91,12 @@ pub fn exercised_by(op: Op) -> &'static [Kind] {
     }
 }
 
-/// Whether instruction `kind` may write a statement labelled `op` (see [`exercised_by`]).
-pub fn may_record(kind: Kind, op: Op) -> bool {
-    exercised_by(op).contains(&kind)
+/// Whether instruction `kind` may write a statement labelled `op` of `operands` operands: where
+/// it exercises `op`'s rule (see [`exercised_by`]), and a layer wherever it writes an input of
+/// two pending pairs as a statement of those two (labelled with the operation that made that
+/// input, whichever it was) before the layer statement.
+pub fn may_record(kind: Kind, op: Op, operands: usize) -> bool {
+    exercised_by(op).contains(&kind) || (kind == Kind::Layer && operands == 2 && op != Op::Leaf)
 }
 
 #[cfg(test)]
@@ -136,9 +139,20 @@ mod tests {
             ]);
         for kind in kinds {
             assert!(
-                Op::ALL.iter().any(|&op| may_record(kind, op)),
+                Op::ALL.iter().any(|&op| may_record(kind, op, 1)),
                 "{kind:?} records no operation"
             );
         }
+    }
+
+    #[test]
+    fn a_layer_may_write_its_inputs_of_two_pairs_whatever_made_them() {
+        assert!(may_record(Kind::Layer, Op::Dot, 7));
+        assert!(may_record(Kind::Layer, Op::Tanh, 2));
+        assert!(may_record(Kind::Layer, Op::MulAdd, 2));
+        assert!(!may_record(Kind::Layer, Op::Tanh, 1));
+        assert!(!may_record(Kind::Layer, Op::Leaf, 2));
+        assert!(!may_record(Kind::Binary(Binary::Add), Op::Tanh, 2));
+        assert!(may_record(Kind::Binary(Binary::Add), Op::Add, 2));
     }
 }

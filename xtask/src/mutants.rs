@@ -27,7 +27,7 @@ use crate::cli::{shard, Arg, Args};
 /// tape's writes (each statement's slots, the capacity test and the sticky error where they do
 /// not fit), how a slot's link encodes a header, a layer row or an operand (`tape/slot.rs`), the
 /// dual-number rules and the composite functions. Update when the tape is redesigned.
-pub const RULE_FILES: [&str; 19] = [
+pub const RULE_FILES: [&str; 20] = [
     "autograd-core/src/op.rs",
     "autograd-core/src/scalar/tanhf.rs",
     "autograd-core/src/fixed/funcs.rs",
@@ -39,6 +39,7 @@ pub const RULE_FILES: [&str; 19] = [
     "autograd-core/src/var/statement.rs",
     "autograd-core/src/var/layer.rs",
     "autograd-core/src/var/layer/source.rs",
+    "autograd-core/src/var/layer/flush.rs",
     "autograd-core/src/var/layer/heads.rs",
     "autograd-core/src/var/layer/stack.rs",
     "autograd-core/src/tape/backward.rs",
@@ -58,8 +59,8 @@ cargo xtask mutants [options]
 Mutation testing (cargo-mutants) of the core's derivative and forward rules and the tape's
 writes: op.rs, scalar/tanhf.rs, fixed/funcs.rs, fixed/funcs/tanh.rs, var.rs, var/combine.rs,
 var/merge.rs, var/nary.rs, var/statement.rs, var/layer.rs, var/layer/source.rs,
-var/layer/heads.rs, var/layer/stack.rs, tape/backward.rs, tape/write.rs, tape/slot.rs,
-dual.rs, dual_vec.rs, math.rs. The killer is the core's tests, `stmt!`'s (autograd-macros)
+var/layer/flush.rs, var/layer/heads.rs, var/layer/stack.rs, tape/backward.rs, tape/write.rs,
+tape/slot.rs, dual.rs, dual_vec.rs, math.rs. The killer is the core's tests, `stmt!`'s (autograd-macros)
 and `cargo xtask check --quick`. Prints caught / missed / unviable / timeout counts, the score
 and the surviving mutants. Long: about a minute per mutant per job. Installs cargo-mutants if
 missing.

@@ -10,10 +10,15 @@ use crate::{Scalar, TapeError};
 
 use super::Var;
 
+mod activate;
+mod flush;
 mod heads;
 mod source;
 mod stack;
 
+pub use activate::Activate;
+use activate::{activate_in_place, Identity};
+use flush::write_flushed;
 use heads::{Heads, RowSink};
 use source::{Input, Rows, Source};
 
@@ -193,97 +198,6 @@ fn rows_of<'t, S: Scalar, A: Activate<'t, S>>(
     Ok(())
 }
 
-/// What [`Var::affine_layer_of_then`] applies to each output of the layer: any closure
-/// `FnMut(Var) -> Var`, or a type of one's own.
-///
-/// The layer's writer is compiled once per type given. A type whose `apply` is
-/// `#[inline(always)]` and chooses among several functions at run time (as `autograd-nn`'s
-/// activations do) gives one writer for all of them, with each inlined into it; a closure that
-/// makes the same choice is not inlined (it is called for every row), and a closure per function
-/// compiles the writer once per function (code size that firmware feels).
-///
-/// ```
-/// use autograd_core::{Activate, Tape, Var};
-///
-/// /// A choice made at run time: one writer, both functions inlined into it.
-/// struct Squash(bool);
-/// impl<'t> Activate<'t, f64> for Squash {
-///     #[inline(always)]
-///     fn apply(&mut self, v: Var<'t, f64>) -> Var<'t, f64> {
-///         if self.0 { v.tanh() } else { v }
-///     }
-/// }
-///
-/// let tape = Tape::<f64, 16>::new();
-/// let params = [1.0, 2.0, 0.5].map(|p| tape.var(p));
-/// let leaves = tape.leaves(params[0].id().unwrap(), 3)?;
-/// let x = [Var::constant(0.25), Var::constant(-0.5)];
-/// let mut y = [Var::constant(0.0)];
-/// Var::affine_layer_of_then(leaves, &x, &mut y, Squash(true))?;
-/// assert_eq!(y[0].value(), (0.5_f64 + 0.25 - 1.0).tanh());
-/// # Ok::<(), autograd_core::TapeError>(())
-/// ```
-pub trait Activate<'t, S: Scalar> {
-    /// The image of one output `v`: a handle computed from it by operations on its tape.
-    fn apply(&mut self, v: Var<'t, S>) -> Var<'t, S>;
-
-    /// `put(i, self.apply(get(i)))` for each `i` in `0..n` in turn, until `put` returns `false`
-    /// (then `false`); how the writers apply the activation to a layer's outputs. A type that
-    /// chooses among several functions at run time can override it to choose once for all `n`
-    /// (as `autograd-nn`'s activations do) rather than once an output; the result must be what
-    /// this default gives.
-    ///
-    /// ```
-    /// use autograd_core::{Activate, Tape, Var};
-    /// let tape = Tape::<f64, 8>::new();
-    /// let x = [tape.var(-1.0), tape.var(2.0)];
-    /// let mut y = [Var::constant(0.0); 2];
-    /// let mut relu = Var::relu;
-    /// assert!(relu.apply_each(2, |i| x[i], |i, v| {
-    ///     y[i] = v;
-    ///     true
-    /// }));
-    /// assert_eq!((y[0].value(), y[1].value()), (0.0, 2.0));
-    /// ```
-    #[inline(always)]
-    fn apply_each<G, P>(&mut self, n: usize, mut get: G, mut put: P) -> bool
-    where
-        G: FnMut(usize) -> Var<'t, S>,
-        P: FnMut(usize, Var<'t, S>) -> bool,
-    {
-        for i in 0..n {
-            if !put(i, self.apply(get(i))) {
-                return false;
-            }
-        }
-        true
-    }
-}
-
-impl<'t, S: Scalar, F: FnMut(Var<'t, S>) -> Var<'t, S>> Activate<'t, S> for F {
-    #[inline(always)]
-    fn apply(&mut self, v: Var<'t, S>) -> Var<'t, S> {
-        self(v)
-    }
-}
-
-/// No activation: the writer's activation type where there is none.
-struct Identity;
-
-impl<'t, S: Scalar> Activate<'t, S> for Identity {
-    #[inline(always)]
-    fn apply(&mut self, v: Var<'t, S>) -> Var<'t, S> {
-        v
-    }
-}
-
-/// `f` on each of `y`, in order: the activation after a layer written row by row or without
-/// room (rare: out of line, so the writer holds one inlined copy of the activation, not three).
-#[inline(never)]
-fn activate_in_place<'t, S: Scalar>(f: &mut impl Activate<'t, S>, y: &mut [Var<'t, S>]) {
-    y.iter_mut().for_each(|v| *v = f.apply(*v));
-}
-
 /// Whether a layer of `k` inputs and `m >= 1` rows is written as one layer statement (`k + 1 + m`
 /// slots): two inputs or more, or one input under two rows or more. A single row over a single
 /// input, `w x + b`, is two pairs at most, which its handle holds without a slot; several rows
@@ -425,70 +339,6 @@ fn write<'t, S: Scalar, P: Source<'t, S>>(
         };
     }
     true
-}
-
-/// Where [`write`] declined a layer of two rows or more for an input of two pending pairs: the
-/// inputs of two pending pairs written as statements of their own ([`flush`]), then [`write`]
-/// again over them, its rows through `f` if there is one, or `false` having written nothing
-/// (those statements forgotten) where it is declined still. `f`'s type is the caller's, so
-/// that this calls the writer the caller has (a writer for another activation type was a
-/// second copy: 4.7 to 6.2 KB more flash for the firmware's minimal program). Out of the
-/// writer's way, called where it declined: by callgrind on `examples/profile moons` (3 and 13
-/// gradients), a loop in the writer trying at most twice took the moons loss from 955,501
-/// instructions to 1,028,503.
-#[cold]
-#[inline(never)]
-fn write_flushed<'t, S: Scalar, P: Source<'t, S>, A: Activate<'t, S>>(
-    params: P,
-    x: &[Var<'t, S>],
-    y: &mut [Var<'t, S>],
-    f: Option<&mut A>,
-) -> bool {
-    let Some((t, _)) = params.start() else {
-        return false;
-    };
-    if y.len() < 2 || !to_flush(x, t) {
-        return false;
-    }
-    let then = t.recording();
-    let first = flush(t, x);
-    let written = write(params, x, y, f, Some(first));
-    if !written {
-        t.forget_since(then);
-    }
-    written
-}
-
-/// Whether [`write`] should write the inputs of two pending pairs as statements ([`flush`]) and
-/// try again: there is such an input, and every input is a constant or on `t`.
-#[inline(never)]
-fn to_flush<S: Scalar>(x: &[Var<'_, S>], t: &TapeView<S>) -> bool {
-    let mut two = false;
-    for v in x {
-        if v.pending() > 0 {
-            if !v.tape.is_some_and(|a| core::ptr::addr_eq(a, t)) {
-                return false;
-            }
-            two |= v.pending() == 2;
-        }
-    }
-    two
-}
-
-/// Writes each input of two pending pairs, in order, as a statement of those pairs (3 slots,
-/// labelled with the operation that made it, as [`Var::recorded`] writes it), and returns the
-/// first one's index: the others follow it 3 slots apart. Where one does not fit (the tape's
-/// sticky error), neither does the layer after them, which needs 4 slots or more.
-#[cold]
-#[inline(never)]
-fn flush<S: Scalar>(t: &TapeView<S>, x: &[Var<'_, S>]) -> u32 {
-    let mut first = None;
-    for v in x.iter().filter(|v| v.pending() == 2) {
-        let [a, b, ..] = v.pair_array();
-        let index = t.push_n::<2>(v.meta.op(), v.value, [a, b]);
-        first.get_or_insert(index);
-    }
-    first.unwrap_or(POISON)
 }
 
 /// The pass of [`write`] over the inputs and the rows: `input(i, index, partial, value)` for
