@@ -39,8 +39,8 @@ pub(super) fn write_flushed<'t, S: Scalar, P: Source<'t, S>, A: Activate<'t, S>>
     written
 }
 
-/// Whether [`write`] should write the inputs of two pending pairs as statements ([`flush`]) and
-/// try again: there is such an input, and every input is a constant or on `t`.
+/// Whether [`write_flushed`] should write the inputs of two pending pairs as statements
+/// ([`flush`]) and try again: there is such an input, and every input is a constant or on `t`.
 #[inline(never)]
 fn to_flush<S: Scalar>(x: &[Var<'_, S>], t: &TapeView<S>) -> bool {
     let mut two = false;
