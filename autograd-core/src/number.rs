@@ -531,7 +531,8 @@ pub trait Number:
     /// `params` holds the rows one after another, each `x.len()` weights then the bias (the
     /// layout of a network's parameters). Rows past the end of `params` or of `y` are left out.
     /// Each `y[j]` is exactly [`affine`](Self::affine) of its row (on a tape, its gradient up to
-    /// rounding over one input: [`Var::affine_layer`](crate::Var::affine_layer)); on a tape
+    /// rounding over one input or over an input of two pending partials:
+    /// [`Var::affine_layer`](crate::Var::affine_layer)); on a tape
     /// whose parameters are consecutive leaves the whole layer is one statement (the inputs
     /// written once, the weights implied, a header per row).
     ///

@@ -25,8 +25,9 @@ use source::{Input, Rows, Source};
 impl<'t, S: Scalar> Var<'t, S> {
     /// A dense layer: `y[j] = w_j · x + b_j` for each row `j`, where `params` holds the rows one
     /// after another, each `x.len()` weights then the bias. Each `y[j]` has the value and the
-    /// gradient of [`Var::affine`] of its row (bit for bit over two inputs or more; over one
-    /// input, where that row on its own stays in its handle, the gradient up to rounding).
+    /// gradient of [`Var::affine`] of its row (bit for bit over two inputs or more; the
+    /// gradient up to rounding over one input, where that row on its own stays in its handle,
+    /// and over an input of two pending partials, which the layer writes as a statement first).
     ///
     /// When the parameters are consecutive statements (a network's parameters, recorded as
     /// leaves in order) and there are two inputs or more, or one under two rows or more, the
