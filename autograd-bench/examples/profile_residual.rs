@@ -16,7 +16,7 @@
 //! sample and the first parameter's derivative. A binary of its own, so that its code does not
 //! move the counts of `profile`'s workloads. A bad argument is an error (exit 2).
 
-use autograd_core::{Tape, TapeView, Var};
+use autograd_core::{Tape, TapeError, TapeView, Var};
 
 const HIDDEN: usize = 16;
 const POINTS: usize = 100;
@@ -25,7 +25,7 @@ const PARAMS: usize = HIDDEN * 3 + 2 * HIDDEN * (HIDDEN + 1) + HIDDEN + 1;
 const USAGE: &str = "usage: profile_residual REPS";
 
 /// The loss over every point, its gradient swept, and the first parameter's derivative.
-fn gradient(tape: &mut TapeView<f64>, params: &[f64; PARAMS]) -> (f64, f64) {
+fn gradient(tape: &mut TapeView<f64>, params: &[f64; PARAMS]) -> Result<(f64, f64), TapeError> {
     tape.clear();
     let tape: &TapeView<f64> = tape;
     let p: Vec<Var<'_, f64>> = params.iter().map(|&v| tape.var(v)).collect();
@@ -36,21 +36,21 @@ fn gradient(tape: &mut TapeView<f64>, params: &[f64; PARAMS]) -> (f64, f64) {
         let t = k as f64 * 0.06 - 3.0;
         let x = [Var::constant(t), Var::constant(0.5 * t * t - 1.0)];
         let mut h = [Var::constant(0.0); HIDDEN];
-        Var::affine_layer(first, &x, &mut h).expect("the first layer's shape");
+        Var::affine_layer(first, &x, &mut h)?;
         h.iter_mut().for_each(|v| *v = v.tanh());
         for block in blocks.chunks_exact(HIDDEN * (HIDDEN + 1)) {
             let mut f = [Var::constant(0.0); HIDDEN];
-            Var::affine_layer(block, &h, &mut f).expect("a block's shape");
+            Var::affine_layer(block, &h, &mut f)?;
             for (hi, fi) in h.iter_mut().zip(f) {
                 *hi += fi.tanh();
             }
         }
         let mut y = [Var::constant(0.0)];
-        Var::affine_layer(out, &h, &mut y).expect("the output's shape");
+        Var::affine_layer(out, &h, &mut y)?;
         loss += (y[0] - t.sin()).square();
     }
-    let g = tape.backward(loss).expect("the tape's room");
-    (loss.value(), g.wrt(p[0]))
+    let g = tape.backward(loss)?;
+    Ok((loss.value(), g.wrt(p[0])))
 }
 
 fn main() -> std::process::ExitCode {
@@ -69,9 +69,13 @@ fn main() -> std::process::ExitCode {
     let mut tape = Tape::<f64, 400_000>::boxed();
     let (mut loss, mut d0) = (0.0, 0.0);
     for _ in 0..reps {
-        let (l, d) = gradient(&mut tape, &params);
-        loss += l;
-        d0 = d;
+        match gradient(&mut tape, &params) {
+            Ok((l, d)) => (loss, d0) = (loss + l, d),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return std::process::ExitCode::from(2);
+            }
+        }
     }
     println!(
         "residual [2, 16, 16, 16, 1]: loss summed {loss}, {} slots a sample, d/dp0 {d0}",

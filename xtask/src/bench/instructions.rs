@@ -515,6 +515,15 @@ mod tests {
         }
     }
 
+    /// The instruction tables as [`render`] writes them from these counts alone.
+    fn rendered(facts: &[(&str, f64)]) -> String {
+        let medians = super::super::criterion::Medians::new();
+        let facts = facts.iter().map(|&(k, v)| (k.to_string(), v)).collect();
+        let mut s = String::new();
+        render(&Report::new(&medians, &facts), &mut s);
+        s
+    }
+
     #[test]
     fn the_one_input_network_is_counted_beside_the_two_input_one() {
         let w = workloads();
@@ -531,13 +540,10 @@ mod tests {
                 )
             );
         }
-        let medians = super::super::criterion::Medians::new();
-        let facts = BTreeMap::from([
-            ("instr/sin/trainer/1".to_string(), 1_161_525.0),
-            ("instr/sin/trainer/2".to_string(), 1_178_881.0),
+        let s = rendered(&[
+            ("instr/sin/trainer/1", 1_161_525.0),
+            ("instr/sin/trainer/2", 1_178_881.0),
         ]);
-        let mut s = String::new();
-        render(&Report::new(&medians, &facts), &mut s);
         for row in [
             "| `[1, 16, 16, 1]`, one input | 1,161,525 |",
             "| `[2, 16, 16, 1]`, two inputs | 1,178,881 |",
@@ -567,10 +573,7 @@ mod tests {
                 (3, 5)
             )
         );
-        let medians = super::super::criterion::Medians::new();
-        let facts = BTreeMap::from([("instr/residual/tape".to_string(), 3_094_106.0)]);
-        let mut s = String::new();
-        render(&Report::new(&medians, &facts), &mut s);
+        let s = rendered(&[("instr/residual/tape", 3_094_106.0)]);
         for row in [
             "(`examples/profile_residual`) | instructions |",
             "pairs a unit | 3,094,106 |",
