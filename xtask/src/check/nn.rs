@@ -256,6 +256,56 @@ pub fn cases(o: &Options) -> Vec<Case> {
                 seed,
             ));
         }
+        let residual = Residual { batch: batch(4, 2) };
+        let mut draw = Rng::new(seed ^ 0x7265_7369);
+        let params: Vec<f64> = (0..RESIDUAL_PARAMS)
+            .map(|_| draw.uniform(-1.0, 1.0))
+            .collect();
+        cases.push(Case {
+            suite: Suite::Nn,
+            name: format!("residual [2,4,4,4,1] tanh squared error #{k}"),
+            run: Box::new(move || {
+                let name = || format!("residual [2,4,4,4,1] tanh squared error #{k}");
+                gradient_case::<f64, _>(&residual, &params, f64::INFINITY, None, &name)
+            }),
+        });
     }
     cases
+}
+
+/// The parameters of [`Residual`]: a layer of 4 over 2 inputs, two blocks of 4 over 4, a row.
+const RESIDUAL_PARAMS: usize = 4 * 3 + 2 * 4 * 5 + 5;
+
+/// The squared error of a residual network over its batch, written with `Number::affine_layer`:
+/// `h = tanh(W1 x + b1)`, then twice `h = h + tanh(W h + b)`, then `y = w . h + b` (target
+/// `x0 x1`). The second block's inputs carry two pending partials each on a tape, which the
+/// layer writer records as statements of their own before the layer statement
+/// (`var/layer/flush.rs`); the output row's too, which the general write takes.
+struct Residual {
+    batch: Vec<Sample<2>>,
+}
+
+impl Function for Residual {
+    fn eval<T: Number>(&self, p: &[T]) -> T {
+        let (first, rest) = p.split_at(4 * 3);
+        let (blocks, out) = rest.split_at(2 * 4 * 5);
+        let mut loss = T::from_f64(0.0);
+        for s in &self.batch {
+            let x = s.x.map(T::from_f64);
+            let mut h = [T::from_f64(0.0); 4];
+            T::affine_layer(first, &x, &mut h);
+            let mut h = h.map(T::tanh);
+            for block in blocks.chunks_exact(4 * 5) {
+                let mut f = [T::from_f64(0.0); 4];
+                T::affine_layer(block, &h, &mut f);
+                for (hi, fi) in h.iter_mut().zip(f) {
+                    *hi += fi.tanh();
+                }
+            }
+            let mut y = [T::from_f64(0.0)];
+            T::affine_layer(out, &h, &mut y);
+            loss += (y[0] - T::from_f64(s.x[0] * s.x[1])).square();
+        }
+        loss
+    }
 }
