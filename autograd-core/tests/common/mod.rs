@@ -1,5 +1,6 @@
-//! What `tests/neuron.rs`, `tests/layer.rs`, `tests/leaves.rs` and `tests/network.rs` share: the
-//! kinds of inputs a neuron or a layer is tested on, made from leaves, and how a value is shown.
+//! What `tests/neuron.rs`, `tests/layer*.rs`, `tests/leaves.rs` and `tests/network.rs` share: the
+//! kinds of inputs a neuron or a layer is tested on, made from leaves, how a value is shown, and
+//! a layer's rows written as one layer or row by row.
 #![allow(dead_code)] // (each test file uses what it needs of these)
 
 use autograd_core::{AnomalyKind, TapeView, Var};
@@ -118,4 +119,43 @@ pub fn shown(tape: &TapeView<f64>, y: &[Var<'_, f64>], wrt: &[Var<'_, f64>]) -> 
         shown += &format!(" {} {} {} {}", a.index, a.op, kind, bits(a.value));
     }
     shown
+}
+
+/// The rows of a layer into `y`: one `Var::affine_layer` call, or (`rows`) `Var::affine` per row.
+/// Under two rows or more the layer writes each input of two pending pairs (the `kinds`
+/// `Input::Product`) as a statement of its own first: row by row, such an input is recorded
+/// (`Var::recorded`) before the rows, so that both write the same statements (no `kinds`: the
+/// rows over the inputs as they are).
+pub fn record<'t>(
+    rows: bool,
+    kinds: &[Input],
+    params: &[Var<'t, f64>],
+    x: &[Var<'t, f64>],
+    y: &mut [Var<'t, f64>],
+) {
+    if !rows {
+        return Var::affine_layer(params, x, y).unwrap();
+    }
+    let x: Vec<_> = x
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| match kinds.get(i) {
+            Some(Input::Product) if y.len() >= 2 => {
+                // As the layer writes it where it still has two pending pairs: recorded, a
+                // statement of two operands. (Scaled by a huge factor, a product may be a
+                // statement already, with one pair on it: a statement of one operand written
+                // here for it then is left unread.)
+                let r = v.recorded().unwrap();
+                let tape = r.tape().unwrap();
+                match tape.node(r.id().unwrap()).unwrap().operands {
+                    2 => r,
+                    _ => v,
+                }
+            }
+            _ => v,
+        })
+        .collect();
+    for (yj, row) in y.iter_mut().zip(params.chunks_exact(x.len() + 1)) {
+        *yj = Var::affine(&row[..x.len()], &x, row[x.len()]).unwrap();
+    }
 }
