@@ -4,7 +4,10 @@
 //! gradients bit for bit, but where two inputs depend on one statement: the layer's sweep adds
 //! an input's products for several rows at once, so that statement receives them in another
 //! order), and against the general write of parameters that are not consecutive (up to
-//! rounding: it may fold a short row into a handle).
+//! rounding: it may fold a short row into a handle). Inputs of two pending pairs, one input and
+//! a tape without room: `tests/layer_inputs.rs`; values that are not finite:
+//! `tests/layer_nonfinite.rs`; statements past a header's count or a row's places:
+//! `tests/layer_limit.rs`, `tests/layer_places.rs`.
 
 use autograd_core::{Dual, Number, Op, Scalar, Tape, TapeError, TapeView, Var};
 use proptest::prelude::*;
