@@ -261,12 +261,12 @@ pub fn cases(o: &Options) -> Vec<Case> {
         let params: Vec<f64> = (0..RESIDUAL_PARAMS)
             .map(|_| draw.uniform(-1.0, 1.0))
             .collect();
+        let name = format!("residual [2,4,4,4,1] tanh squared error #{k}");
         cases.push(Case {
             suite: Suite::Nn,
-            name: format!("residual [2,4,4,4,1] tanh squared error #{k}"),
+            name: name.clone(),
             run: Box::new(move || {
-                let name = || format!("residual [2,4,4,4,1] tanh squared error #{k}");
-                gradient_case::<f64, _>(&residual, &params, f64::INFINITY, None, &name)
+                gradient_case::<f64, _>(&residual, &params, f64::INFINITY, None, &|| name.clone())
             }),
         });
     }
@@ -289,20 +289,20 @@ impl Function for Residual {
     fn eval<T: Number>(&self, p: &[T]) -> T {
         let (first, rest) = p.split_at(4 * 3);
         let (blocks, out) = rest.split_at(2 * 4 * 5);
-        let mut loss = T::from_f64(0.0);
+        let mut loss = T::zero();
         for s in &self.batch {
             let x = s.x.map(T::from_f64);
-            let mut h = [T::from_f64(0.0); 4];
+            let mut h = [T::zero(); 4];
             T::affine_layer(first, &x, &mut h);
             let mut h = h.map(T::tanh);
             for block in blocks.chunks_exact(4 * 5) {
-                let mut f = [T::from_f64(0.0); 4];
+                let mut f = [T::zero(); 4];
                 T::affine_layer(block, &h, &mut f);
                 for (hi, fi) in h.iter_mut().zip(f) {
                     *hi += fi.tanh();
                 }
             }
-            let mut y = [T::from_f64(0.0)];
+            let mut y = [T::zero()];
             T::affine_layer(out, &h, &mut y);
             loss += (y[0] - T::from_f64(s.x[0] * s.x[1])).square();
         }
