@@ -447,14 +447,18 @@ proptest! {
         // `j`'s adjoint) times the largest partial of an input on a leaf (3: `Scaled`'s; a
         // product's are `u2 = 0.5` and `u`, at most 3).
         let x: Vec<f64> = kinds.iter().zip(&xs).map(|(k, &v)| k.value(v)).collect();
-        let terms: f64 = ps
+        let g: Vec<f64> = ps
             .chunks_exact(k + 1)
             .enumerate()
             .map(|(j, row)| {
                 let y = x.iter().zip(row).fold(row[k], |s, (x, w)| s + w * x);
-                let g = 2.0 * (j + 1) as f64 * y.max(0.0);
-                row[..k].iter().map(|w| (w * g).abs()).sum::<f64>()
+                2.0 * (j + 1) as f64 * y.max(0.0)
             })
+            .collect();
+        let terms: f64 = ps
+            .chunks_exact(k + 1)
+            .zip(&g)
+            .map(|(row, g)| row[..k].iter().map(|w| (w * g).abs()).sum::<f64>())
             .sum();
         let near = |a: &[f64], b: &[f64]| {
             a.iter().zip(b).all(|(a, b)| (a - b).abs() <= 1e-14 * (1.0 + 3.0 * terms))
@@ -481,14 +485,30 @@ proptest! {
         let spread_rows = run(&mut tape, &kinds, &xs, &ps, m, Write::SpreadRows);
         prop_assert_eq!(spread.4, spread_rows.4);
         prop_assert_eq!(bits(&spread), bits(&spread_rows));
-        // By hand: d(out)/dw_ji = 2 c_j relu(y_j) x_i.
-        for (j, row) in ps.chunks_exact(k + 1).enumerate() {
-            let y = x.iter().zip(row).fold(row[k], |s, (x, w)| s + w * x);
+        // By hand: d(out)/dw_ji = g_j x_i = 2 c_j relu(y_j) x_i.
+        for (j, g) in g.iter().enumerate() {
             for (i, xi) in x.iter().enumerate() {
-                let want = 2.0 * (j + 1) as f64 * y.max(0.0) * xi;
+                let want = g * xi;
                 let got = packed.1[j * (k + 1) + i];
                 prop_assert!((got - want).abs() <= 1e-12 * (1.0 + want.abs()), "{} vs {}", got, want);
             }
         }
+        // And the input leaves': input i's adjoint a_i = sum_j w_ji g_j times its partial with
+        // respect to u_i (1, 3, relu'(u_i) = [u_i > 0], 0.5 for a product u_i u2, 0 for a
+        // constant), and u2's the sum over the products of a_i u_i.
+        let mut want = vec![0.0; k + 1];
+        for (i, (kind, &u)) in kinds.iter().zip(&xs).enumerate() {
+            let a: f64 = ps.chunks_exact(k + 1).zip(&g).map(|(row, g)| row[i] * g).sum();
+            let (du, du2) = match kind {
+                Input::Constant => (0.0, 0.0),
+                Input::Leaf => (1.0, 0.0),
+                Input::Scaled => (3.0, 0.0),
+                Input::Relu => (if u > 0.0 { 1.0 } else { 0.0 }, 0.0),
+                Input::Product => (0.5, u),
+            };
+            want[i] = a * du;
+            want[k] += a * du2;
+        }
+        prop_assert!(near(&packed.2, &want), "{:?} vs {:?} by hand", packed.2, want);
     }
 }
