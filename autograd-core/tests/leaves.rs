@@ -248,6 +248,44 @@ fn a_layer_over_leaves_of_the_wrong_length_or_with_a_foreign_input_is_an_error(
     Ok(())
 }
 
+/// Where a layer over leaves cannot be one statement (no input, or an input on another tape),
+/// each of its rows is written from its own parameters, row `j` from the `j (k + 1)`-th leaf on.
+/// (cargo-mutants: that offset as `j / (k + 1)` or `j k` survived every test, whose layers of
+/// this kind had one row.)
+#[test]
+fn a_layer_over_leaves_written_row_by_row_reads_each_row_s_own_parameters() -> Result<(), TapeError>
+{
+    // No input: each row is its bias, `y_j = b_j`, and d(y_0 + 2 y_1 + 3 y_2)/db_j = j + 1.
+    let tape = Tape::<f64, 32>::new();
+    let b = [0.5, -1.5, 2.25].map(|v| tape.var(v));
+    let leaves = tape.leaves(b[0].id().unwrap(), 3)?;
+    let mut y = [Var::constant(0.0); 3];
+    Var::affine_layer_of(leaves, &[], &mut y)?;
+    assert_eq!(y.map(|v| v.value()), [0.5, -1.5, 2.25]);
+    let g = tape.backward(y[0] + y[1] * 2.0 + y[2] * 3.0)?;
+    assert_eq!(b.map(|v| g.wrt(v)), [1.0, 2.0, 3.0]);
+    // The same through `affine_layer_of_then`, the activation (relu) after each row.
+    let mut y = [Var::constant(0.0); 3];
+    Var::affine_layer_of_then(leaves, &[], &mut y, Var::relu)?;
+    assert_eq!(y.map(|v| v.value()), [0.5, 0.0, 2.25]);
+    let g = tape.backward(y[0] + y[1] * 2.0 + y[2] * 3.0)?;
+    assert_eq!(b.map(|v| g.wrt(v)), [1.0, 0.0, 3.0]);
+
+    // An input on another tape, three rows of (w_j0, w_j1, b_j) over x = (1, 2): the values
+    // w_j0 + 2 w_j1 + b_j worked out by hand; both tapes record the error.
+    let tape = Tape::<f64, 64>::new();
+    let other = Tape::<f64, 8>::new();
+    let params = [1.0, 2.0, 3.0, -1.0, 0.5, 4.0, 0.25, -2.0, 10.0].map(|p| tape.var(p));
+    let leaves = tape.leaves(params[0].id().unwrap(), 9)?;
+    let x = [other.var(1.0), tape.var(2.0)];
+    let mut y = [Var::constant(0.0); 3];
+    Var::affine_layer_of(leaves, &x, &mut y)?;
+    assert_eq!(y.map(|v| v.value()), [8.0, 4.0, 6.25]);
+    assert_eq!(tape.check(), Err(TapeError::ForeignVar));
+    assert_eq!(other.check(), Err(TapeError::ForeignVar));
+    Ok(())
+}
+
 #[test]
 fn gradients_read_over_leaves_are_those_read_over_their_handles() -> Result<(), TapeError> {
     let tape = Tape::<f64, 64>::new();
