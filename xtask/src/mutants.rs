@@ -13,7 +13,7 @@
 //! Exit code 0 when every surviving mutant is listed as equivalent, 1 otherwise, 2 for bad
 //! arguments, a missing tool or a run that could not start (e.g. the unmutated tree fails).
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Command, ExitCode, Stdio};
 
@@ -199,16 +199,42 @@ fn key(name: &str) -> String {
     }
 }
 
-/// The equivalent mutants: `file: what  # reason` per line (`#` lines and blanks ignored).
-fn equivalent(path: &Path) -> BTreeSet<String> {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| {
-            let entry = l.split(" # ").next()?.trim();
-            (!entry.is_empty() && !entry.starts_with('#')).then(|| entry.to_string())
-        })
-        .collect()
+/// The equivalent mutants: `file: what  # reason` per line (`#` lines and blanks ignored), each
+/// name with the number of lines that list it. One line sets aside one survivor: cargo-mutants
+/// gives the same name to the same change at two places of one function, and a line that set
+/// aside every survivor of its name hid a real gap (`var/layer.rs`'s `rows_of`: `* with /` in
+/// an error's count, equivalent, and in the row offset, a missing test).
+fn equivalent(path: &Path) -> BTreeMap<String, usize> {
+    let mut known = BTreeMap::new();
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    for l in text.lines() {
+        let entry = l.split(" # ").next().unwrap_or("").trim();
+        if !entry.is_empty() && !entry.starts_with('#') {
+            *known.entry(entry.to_string()).or_insert(0) += 1;
+        }
+    }
+    known
+}
+
+/// The survivors set aside as listed (in `missed`' order, as many of each name as the list has
+/// lines for it) and the others, each with how many lines list its name (0: not listed).
+fn partition(
+    missed: &[String],
+    mut known: BTreeMap<String, usize>,
+) -> (Vec<&String>, Vec<(&String, usize)>) {
+    let lines_of = known.clone();
+    let (mut listed, mut survivors) = (Vec::new(), Vec::new());
+    for m in missed {
+        let k = key(m);
+        match known.get_mut(&k) {
+            Some(left) if *left > 0 => {
+                *left -= 1;
+                listed.push(m);
+            }
+            _ => survivors.push((m, lines_of.get(&k).copied().unwrap_or(0))),
+        }
+    }
+    (listed, survivors)
 }
 
 fn report(out: &Path, equivalent_list: &Path) -> Result<ExitCode, String> {
@@ -216,9 +242,7 @@ fn report(out: &Path, equivalent_list: &Path) -> Result<ExitCode, String> {
     let missed = lines(&out.join("missed.txt"));
     let timeout = lines(&out.join("timeout.txt"));
     let unviable = lines(&out.join("unviable.txt"));
-    let known = equivalent(equivalent_list);
-    let (listed, survivors): (Vec<&String>, Vec<&String>) =
-        missed.iter().partition(|m| known.contains(&key(m)));
+    let (listed, survivors) = partition(&missed, equivalent(equivalent_list));
     let viable = caught.len() + missed.len() + timeout.len();
     let percent = |n: usize| 100.0 * n as f64 / viable.max(1) as f64;
     outln!(
@@ -238,8 +262,15 @@ fn report(out: &Path, equivalent_list: &Path) -> Result<ExitCode, String> {
     for m in &listed {
         outln!("  equivalent: {m}");
     }
-    for m in &survivors {
-        outln!("  SURVIVED:   {m}");
+    for (m, lines) in &survivors {
+        if *lines == 0 {
+            outln!("  SURVIVED:   {m}");
+        } else {
+            outln!(
+                "  SURVIVED:   {m} (its name is listed {lines} time(s), for as many survivors: \
+                 if this one is equivalent too, list it again with its own reason)"
+            );
+        }
     }
     outln!("(lists in {})", out.display());
     Ok(if survivors.is_empty() {
@@ -302,6 +333,38 @@ mod tests {
                 .any(|w| w.trim_end_matches('.') == short);
             assert!(named, "{short} is missing from the help");
         }
+    }
+
+    /// One listed line sets aside one survivor of its name: a second survivor of the same
+    /// name elsewhere in the function is reported.
+    #[test]
+    fn each_listed_line_sets_aside_one_survivor() {
+        let dir = std::env::temp_dir().join(format!("xtask-mutants-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let list = dir.join("equivalent.txt");
+        std::fs::write(
+            &list,
+            "# a comment\n\
+             a.rs: replace * with / in f  # the error's count, never returned\n\
+             a.rs: replace + with - in g  # at 0 both sides agree\n\
+             a.rs: replace + with - in g  # the same, at the second place\n",
+        )
+        .unwrap();
+        let known = equivalent(&list);
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(known.get("a.rs: replace + with - in g"), Some(&2));
+        let missed: Vec<String> = [
+            "a.rs:3:9: replace * with / in f",
+            "a.rs:7:20: replace * with / in f",
+            "a.rs:10:5: replace + with - in g",
+            "a.rs:11:5: replace + with - in g",
+            "a.rs:12:5: replace - with + in h",
+        ]
+        .map(String::from)
+        .into();
+        let (listed, survivors) = partition(&missed, known);
+        assert_eq!(listed, [&missed[0], &missed[2], &missed[3]]);
+        assert_eq!(survivors, [(&missed[1], 1), (&missed[4], 0)]);
     }
 
     #[test]
