@@ -218,20 +218,21 @@ fn equivalent(path: &Path) -> BTreeMap<String, usize> {
 
 /// The survivors set aside as listed (in `missed`' order, as many of each name as the list has
 /// lines for it) and the others, each with how many lines list its name (0: not listed).
-fn partition(
-    missed: &[String],
-    mut known: BTreeMap<String, usize>,
-) -> (Vec<&String>, Vec<(&String, usize)>) {
-    let lines_of = known.clone();
+fn partition<'m>(
+    missed: &'m [String],
+    known: &BTreeMap<String, usize>,
+) -> (Vec<&'m String>, Vec<(&'m String, usize)>) {
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
     let (mut listed, mut survivors) = (Vec::new(), Vec::new());
     for m in missed {
         let k = key(m);
-        match known.get_mut(&k) {
-            Some(left) if *left > 0 => {
-                *left -= 1;
-                listed.push(m);
-            }
-            _ => survivors.push((m, lines_of.get(&k).copied().unwrap_or(0))),
+        let lines = known.get(&k).copied().unwrap_or(0);
+        let nth = seen.entry(k).or_insert(0);
+        *nth += 1;
+        if *nth <= lines {
+            listed.push(m);
+        } else {
+            survivors.push((m, lines));
         }
     }
     (listed, survivors)
@@ -242,7 +243,7 @@ fn report(out: &Path, equivalent_list: &Path) -> Result<ExitCode, String> {
     let missed = lines(&out.join("missed.txt"));
     let timeout = lines(&out.join("timeout.txt"));
     let unviable = lines(&out.join("unviable.txt"));
-    let (listed, survivors) = partition(&missed, equivalent(equivalent_list));
+    let (listed, survivors) = partition(&missed, &equivalent(equivalent_list));
     let viable = caught.len() + missed.len() + timeout.len();
     let percent = |n: usize| 100.0 * n as f64 / viable.max(1) as f64;
     outln!(
@@ -362,7 +363,7 @@ mod tests {
         ]
         .map(String::from)
         .into();
-        let (listed, survivors) = partition(&missed, known);
+        let (listed, survivors) = partition(&missed, &known);
         assert_eq!(listed, [&missed[0], &missed[2], &missed[3]]);
         assert_eq!(survivors, [(&missed[1], 1), (&missed[4], 0)]);
     }
