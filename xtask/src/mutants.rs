@@ -71,6 +71,9 @@ Options:
   --timeout SECS   time limit per test run (default: cargo-mutants' own, from the baseline)
   --shard K/N      test only shard K of N, K from 0 to N - 1 (round-robin: an even sample
                    of every file)
+  --re REGEX       only the mutants whose names (as `--list` shows them) match REGEX
+                   (repeatable: any of them; cargo-mutants' own `--re`), e.g. to run again
+                   the survivors of one function: --re 'heads.rs:.*four'
   --list           list the mutants, run nothing
   -h, --help       this text
 ";
@@ -80,6 +83,7 @@ struct Options {
     jobs: u32,
     timeout: Option<u64>,
     shard: Option<String>,
+    names: Vec<String>,
     list: bool,
 }
 
@@ -89,6 +93,7 @@ fn parse(args: &[String]) -> Result<Option<Options>, String> {
         jobs: 1,
         timeout: None,
         shard: None,
+        names: Vec::new(),
         list: false,
     };
     let mut args = Args::new(args, HELP);
@@ -115,6 +120,13 @@ fn parse(args: &[String]) -> Result<Option<Options>, String> {
                 let s = args.value()?;
                 shard(s)?;
                 o.shard = Some(s.to_string());
+            }
+            Arg::Option("--re") => {
+                let r = args.value()?;
+                if r.trim().is_empty() {
+                    return Err("`--re` needs a pattern: an empty one matches every mutant".into());
+                }
+                o.names.push(r.to_string());
             }
             Arg::Option(other) | Arg::Positional(other) => return Err(args.unknown(other)),
         }
@@ -143,6 +155,9 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         .args(["--features", "autograd-core/alloc"]);
     for f in &o.files {
         cmd.args(["--file", f]);
+    }
+    for r in &o.names {
+        cmd.args(["--re", r]);
     }
     if o.list {
         let status = cmd
@@ -320,6 +335,12 @@ mod tests {
             .unwrap();
         assert_eq!(o.files, ["autograd-core/src/op.rs"]);
         assert_eq!((o.jobs, o.shard.as_deref()), (1, Some("0/4")));
+        assert!(parse(&s(&["--re", " "])).is_err());
+        assert!(parse(&s(&["--re"])).is_err());
+        let o = parse(&s(&["--re", "heads.rs:.*four", "--re", "nary"]))
+            .unwrap()
+            .unwrap();
+        assert_eq!(o.names, ["heads.rs:.*four", "nary"]);
         assert_eq!(parse(&[]).unwrap().unwrap().files.len(), RULE_FILES.len());
     }
 
