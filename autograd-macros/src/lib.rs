@@ -64,6 +64,25 @@ use syn::{parse_macro_input, Expr};
 use tree::Tree;
 
 /// One expression recorded as one statement; see the [crate documentation](crate).
+///
+/// ```
+/// use autograd_core::{Number, Tape};
+/// use autograd_macros::stmt;
+///
+/// fn f<T: Number>(x: T, y: T, z: T) -> T {
+///     stmt!(x * y + z.sin())
+/// }
+///
+/// let tape = Tape::<f64, 16>::new();
+/// let (x, y, z) = (tape.var(2.0), tape.var(3.0), tape.var(0.5));
+/// let w = f(x, y, z);
+/// // Three leaves and one statement of three operands (4 slots): none for `x * y` or `sin`.
+/// assert_eq!(tape.len(), 7);
+/// let g = tape.backward(w)?;
+/// assert_eq!([g.wrt(x), g.wrt(y), g.wrt(z)], [3.0, 2.0, 0.5_f64.cos()]); // y, x, cos z
+/// assert_eq!(f(2.0_f64, 3.0, 0.5), 6.0 + 0.5_f64.sin()); // plain numbers: as written
+/// # Ok::<(), autograd_core::Error>(())
+/// ```
 #[proc_macro]
 pub fn stmt(input: TokenStream) -> TokenStream {
     let expr = parse_macro_input!(input as Expr);

@@ -6,6 +6,14 @@ use crate::Rng;
 
 /// One training example: `I` input features and a target whose meaning the loss defines (a
 /// value, a 0/1 or ±1 label, or a class index).
+///
+/// ```
+/// use autograd_nn::data::Sample;
+///
+/// // y = x0 x1 at three points, for a regression loss.
+/// let data = [[0.5, 2.0], [1.0, -1.0], [3.0, 0.0]].map(|x| Sample { x, y: x[0] * x[1] });
+/// assert_eq!(data[1], Sample { x: [1.0, -1.0], y: -1.0 });
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Sample<const I: usize> {
     /// Input features.
