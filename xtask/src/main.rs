@@ -13,6 +13,7 @@ mod out;
 mod bench;
 mod check;
 mod cli;
+mod examples;
 mod firmware;
 mod fuzz;
 mod grad;
@@ -29,6 +30,7 @@ cargo xtask <task> [options]
 Tasks:
   check      run the gradient-check suites (reverse vs forward vs finite differences)
   bench      run the benchmarks and print the comparison table
+  examples   every public item of the published crates documented, with a runnable example
   firmware   build and run the firmware on emulated Cortex-M parts (QEMU)
   fuzz       run the cargo-fuzz targets for a bounded time
   grad       the lessons' calculator: an expression's value and gradient at points by reverse
@@ -48,6 +50,7 @@ fn main() -> ExitCode {
     let result = match task.as_str() {
         "check" => check::run(rest),
         "bench" => bench::run(rest),
+        "examples" => examples::run(rest),
         "firmware" => firmware::run(rest),
         "fuzz" => fuzz::run(rest),
         "grad" => grad::run(rest),
