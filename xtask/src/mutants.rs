@@ -72,8 +72,8 @@ Options:
   --shard K/N      test only shard K of N, K from 0 to N - 1 (round-robin: an even sample
                    of every file)
   --re REGEX       only the mutants whose names (as `--list` shows them) match REGEX
-                   (repeatable: any of them; cargo-mutants' own `--re`), e.g. to run again
-                   the survivors of one function: --re 'heads.rs:.*four'
+                   (repeatable: any of them; cargo-mutants' own `--re`), e.g. one
+                   function's mutants again: --re 'heads.rs:.*four'
   --list           list the mutants, run nothing
   -h, --help       this text
 ";
