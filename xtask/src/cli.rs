@@ -100,6 +100,20 @@ impl<'a> Args<'a> {
         }
     }
 
+    /// For a task that takes no arguments: `Ok(true)` if the first is `-h`/`--help` (the task
+    /// prints its help, as every task's parser does on meeting it), `Ok(false)` if there are
+    /// none, an error naming any other.
+    pub fn help_only(args: &'a [String], help: &'static str) -> Result<bool, String> {
+        let mut args = Args::new(args, help);
+        match args.next()? {
+            None => Ok(false),
+            Some(Arg::Help) => Ok(true),
+            Some(Arg::Option(name) | Arg::Positional(name)) => Err(args.usage(&format!(
+                "unexpected argument `{name}`: this task takes none"
+            ))),
+        }
+    }
+
     /// The error for an option the task does not know.
     pub fn unknown(&self, arg: &str) -> String {
         format!("unknown option `{arg}`\n\n{}", self.help)
@@ -159,6 +173,21 @@ mod tests {
             });
         }
         Ok(out)
+    }
+
+    #[test]
+    fn a_task_without_arguments_takes_only_help() {
+        let only = |v: &[&str]| Args::help_only(&strings(v), HELP);
+        assert_eq!(only(&[]), Ok(false));
+        assert_eq!(only(&["--help"]), Ok(true));
+        assert_eq!(only(&["-h"]), Ok(true));
+        for bad in [&["--quick"][..], &["x"], &["--quick", "--help"]] {
+            let e = only(bad).unwrap_err();
+            assert!(
+                e.contains(&format!("`{}`", bad[0])) && e.ends_with(HELP),
+                "{e}"
+            );
+        }
     }
 
     #[test]

@@ -7,7 +7,7 @@ use std::process::{ExitCode, Stdio};
 
 use serde_json::Value;
 
-use crate::cli::{Arg, Args};
+use crate::cli::Args;
 use crate::project_root;
 
 const HELP: &str = "\
@@ -47,15 +47,9 @@ impl Coverage {
 
 /// Runs the task with its arguments.
 pub fn run(args: &[String]) -> Result<ExitCode, String> {
-    let mut args = Args::new(args, HELP);
-    if let Some(arg) = args.next()? {
-        return match arg {
-            Arg::Help => {
-                out!("{HELP}");
-                Ok(ExitCode::SUCCESS)
-            }
-            Arg::Option(name) | Arg::Positional(name) => Err(args.unknown(name)),
-        };
+    if Args::help_only(args, HELP)? {
+        out!("{HELP}");
+        return Ok(ExitCode::SUCCESS);
     }
     let root = project_root();
     let mut short = 0;

@@ -6,7 +6,7 @@
 
 use std::process::{Command, ExitCode, Stdio};
 
-use crate::cli::{Arg, Args};
+use crate::cli::Args;
 use crate::project_root;
 
 const HELP: &str = "\
@@ -22,17 +22,9 @@ Options:
 
 /// Runs the task with its arguments.
 pub fn run(args: &[String]) -> Result<ExitCode, String> {
-    let mut args = Args::new(args, HELP);
-    if let Some(arg) = args.next()? {
-        return match arg {
-            Arg::Help => {
-                out!("{HELP}");
-                Ok(ExitCode::SUCCESS)
-            }
-            Arg::Option(name) | Arg::Positional(name) => {
-                Err(format!("unexpected argument `{name}`\n\n{HELP}"))
-            }
-        };
+    if Args::help_only(args, HELP)? {
+        out!("{HELP}");
+        return Ok(ExitCode::SUCCESS);
     }
     let have_miri = nightly(&["miri", "--version"])
         .stdout(Stdio::null())
