@@ -108,7 +108,8 @@ impl<'a> Args<'a> {
         match args.next()? {
             None => Ok(false),
             Some(Arg::Help) => Ok(true),
-            Some(Arg::Option(name) | Arg::Positional(name)) => Err(args.usage(&format!(
+            Some(Arg::Option(name)) => Err(args.unknown(name)),
+            Some(Arg::Positional(name)) => Err(args.usage(&format!(
                 "unexpected argument `{name}`: this task takes none"
             ))),
         }

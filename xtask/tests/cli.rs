@@ -4,7 +4,9 @@
 
 use std::process::Command;
 
-const TASKS: [&str; 6] = ["check", "grad", "bench", "firmware", "fuzz", "mutants"];
+const TASKS: [&str; 8] = [
+    "check", "grad", "bench", "firmware", "fuzz", "mutants", "miri", "examples",
+];
 
 fn xtask(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
