@@ -30,7 +30,7 @@ const CRATES: [(&str, &str); 3] = [
 ];
 
 /// One file's counts, as rustdoc reports them.
-#[derive(Debug, PartialEq)]
+#[derive(Debug)]
 struct Coverage {
     file: String,
     items: u64,
@@ -69,8 +69,8 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         })?;
         if !out.status.success() {
             return Err(format!(
-                "cargo +nightly rustdoc -p {krate} failed ({}); is the nightly toolchain \
-                 installed? (`rustup toolchain install nightly`)",
+                "cargo +nightly rustdoc -p {krate} failed ({}): its errors are above, or the \
+                 nightly toolchain is missing (`rustup toolchain install nightly`)",
                 out.status
             ));
         }
