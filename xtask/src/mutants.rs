@@ -76,7 +76,9 @@ Options:
   --re REGEX       only the mutants whose names (as `--list` shows them) match REGEX
                    (repeatable: any of them; cargo-mutants' own `--re`), e.g. one
                    function's mutants again: --re 'heads.rs:.*four'
-  --list           list the mutants, run nothing
+  --list           list the mutants, run nothing; of whole files (no --re), also check
+                   that each line of xtask/mutants-equivalent.txt names a mutant the tree
+                   has (exit 1 naming the stale ones)
   -h, --help       this text
 ";
 
@@ -161,15 +163,31 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     for r in &o.names {
         cmd.args(["--re", r]);
     }
+    // Only a run of whole files tests every mutant a line of the list can name.
+    let whole: &[String] = if o.shard.is_none() && o.names.is_empty() {
+        &o.files
+    } else {
+        &[]
+    };
     if o.list {
-        let status = cmd
+        let output = cmd
             .arg("--list")
-            .status()
+            .stderr(Stdio::inherit())
+            .output()
             .map_err(|e| format!("cannot run cargo mutants: {e}"))?;
-        return Ok(if status.success() {
+        if !output.status.success() {
+            return Ok(ExitCode::from(2));
+        }
+        let listed = String::from_utf8_lossy(&output.stdout);
+        out!("{listed}");
+        // A line of the list whose name the tree has fewer mutants of than lines is stale.
+        let names: Vec<String> = listed.lines().map(str::to_string).collect();
+        let stale = stale(&names, &equivalent(&root.join(EQUIVALENT)), whole);
+        print_stale(&stale, "mutant(s) of that name in the tree");
+        return Ok(if stale.is_empty() {
             ExitCode::SUCCESS
         } else {
-            ExitCode::from(2)
+            ExitCode::FAILURE
         });
     }
     cmd.args(["--jobs", &o.jobs.to_string()])
@@ -193,12 +211,6 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     if !matches!(status.code(), Some(0 | 2 | 3)) {
         return Err(format!("cargo mutants did not complete ({status})"));
     }
-    // Only a run of whole files tests every mutant a line of the list can name.
-    let whole: &[String] = if o.shard.is_none() && o.names.is_empty() {
-        &o.files
-    } else {
-        &[]
-    };
     report(&out_dir.join("mutants.out"), &root.join(EQUIVALENT), whole)
 }
 
@@ -261,13 +273,14 @@ fn partition<'m>(
     (listed, survivors)
 }
 
-/// The names of `whole`'s files (every mutant of them tested in this run) that the list holds
-/// more times than survivors of that name came back (missed or timed out), with the two counts.
-/// Such a line sets aside nothing now (its code changed, moved or was tested since) and would
-/// silently set aside a real survivor of its name later: `var/nary.rs`' one-pass count went from
-/// `nary` to `Terms::write`, and two lines kept naming `nary` for mutants that were all caught.
+/// The names of `whole`'s files (every mutant of them in `found`) that the list holds more times
+/// than `found` has mutants of that name, with the two counts: `found` being a run's survivors
+/// (missed or timed out), or every mutant of the tree (`--list`). Such a line sets aside nothing
+/// now (its code changed, moved or was tested since) and would silently set aside a real
+/// survivor of its name later: `var/nary.rs`' one-pass count went from `nary` to `Terms::write`,
+/// and two lines kept naming `nary` for mutants that were all caught.
 fn stale(
-    survived: &[String],
+    found: &[String],
     known: &BTreeMap<String, usize>,
     whole: &[String],
 ) -> Vec<(String, usize, usize)> {
@@ -279,10 +292,20 @@ fn stale(
                 .any(|f| k.split(':').next() == Some(f.as_str()))
         })
         .filter_map(|(k, &lines)| {
-            let n = survived.iter().filter(|m| key(m) == *k).count();
+            let n = found.iter().filter(|m| key(m) == *k).count();
             (n < lines).then(|| (k.clone(), lines, n))
         })
         .collect()
+}
+
+/// Prints [`stale`]'s lines, `what` saying what their counts count.
+fn print_stale(stale: &[(String, usize, usize)], what: &str) {
+    for (k, lines, n) in stale {
+        outln!(
+            "  STALE:      {k}: listed {lines} time(s), {n} {what}: remove the line(s) beyond \
+             them from {EQUIVALENT}"
+        );
+    }
 }
 
 fn report(out: &Path, equivalent_list: &Path, whole: &[String]) -> Result<ExitCode, String> {
@@ -322,12 +345,7 @@ fn report(out: &Path, equivalent_list: &Path, whole: &[String]) -> Result<ExitCo
             );
         }
     }
-    for (k, lines, n) in &stale {
-        outln!(
-            "  STALE:      {k}: listed {lines} time(s), {n} such survivor(s) in this run of the \
-             whole file: remove the line(s) beyond them from {EQUIVALENT}"
-        );
-    }
+    print_stale(&stale, "such survivor(s) in this run of the whole file");
     outln!("(lists in {})", out.display());
     Ok(if survivors.is_empty() && stale.is_empty() {
         ExitCode::SUCCESS
