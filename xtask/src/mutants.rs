@@ -474,9 +474,10 @@ mod tests {
             ]
         );
         assert!(stale(&survived, &known, &[]).is_empty());
-        assert!(stale(&survived, &known, &["b.rs".to_string()])
-            .iter()
-            .all(|(k, ..)| k.starts_with("b.rs")));
+        assert_eq!(
+            stale(&survived, &known, &["b.rs".to_string()]),
+            [("b.rs: replace * with / in f".to_string(), 1, 0)]
+        );
     }
 
     #[test]
