@@ -284,6 +284,10 @@ fn stale(
     known: &BTreeMap<String, usize>,
     whole: &[String],
 ) -> Vec<(String, usize, usize)> {
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    for m in found {
+        *counts.entry(key(m)).or_insert(0) += 1;
+    }
     known
         .iter()
         .filter(|(k, _)| {
@@ -292,7 +296,7 @@ fn stale(
                 .any(|f| k.split(':').next() == Some(f.as_str()))
         })
         .filter_map(|(k, &lines)| {
-            let n = found.iter().filter(|m| key(m) == *k).count();
+            let n = counts.get(k).copied().unwrap_or(0);
             (n < lines).then(|| (k.clone(), lines, n))
         })
         .collect()
