@@ -27,8 +27,11 @@ use crate::cli::{shard, Arg, Args};
 /// writes its rows, a network written in one call, and the sweep that forms its partials), the
 /// tape's writes (each statement's slots, the capacity test and the sticky error where they do
 /// not fit), how a slot's link encodes a header, a layer row or an operand (`tape/slot.rs`), the
-/// dual-number rules and the composite functions. Update when the tape is redesigned.
-pub const RULE_FILES: [&str; 20] = [
+/// dual-number rules and the composite functions; and the files behind the tape's promises: its
+/// leaves, marks and rewinds (`tape.rs`), gradients that refuse to read after a later sweep
+/// (`tape/gradients.rs`), positions tagged with their tape (`tape/ids.rs`), leaves checked once
+/// (`tape/leaves.rs`) and NaN provenance (`anomaly.rs`). Update when the tape is redesigned.
+pub const RULE_FILES: [&str; 25] = [
     "autograd-core/src/op.rs",
     "autograd-core/src/scalar/tanhf.rs",
     "autograd-core/src/fixed/funcs.rs",
@@ -46,6 +49,11 @@ pub const RULE_FILES: [&str; 20] = [
     "autograd-core/src/tape/backward.rs",
     "autograd-core/src/tape/write.rs",
     "autograd-core/src/tape/slot.rs",
+    "autograd-core/src/tape.rs",
+    "autograd-core/src/tape/gradients.rs",
+    "autograd-core/src/tape/ids.rs",
+    "autograd-core/src/tape/leaves.rs",
+    "autograd-core/src/anomaly.rs",
     "autograd-core/src/dual.rs",
     "autograd-core/src/dual_vec.rs",
     "autograd-core/src/math.rs",
@@ -57,11 +65,12 @@ const EQUIVALENT: &str = "xtask/mutants-equivalent.txt";
 const HELP: &str = "\
 cargo xtask mutants [options]
 
-Mutation testing (cargo-mutants) of the core's derivative and forward rules and the tape's
-writes: op.rs, scalar/tanhf.rs, fixed/funcs.rs, fixed/funcs/tanh.rs, var.rs, var/combine.rs,
-var/merge.rs, var/nary.rs, var/statement.rs, var/layer.rs, var/layer/source.rs,
+Mutation testing (cargo-mutants) of the core's derivative and forward rules, the tape's writes
+and its promises: op.rs, scalar/tanhf.rs, fixed/funcs.rs, fixed/funcs/tanh.rs, var.rs,
+var/combine.rs, var/merge.rs, var/nary.rs, var/statement.rs, var/layer.rs, var/layer/source.rs,
 var/layer/flush.rs, var/layer/heads.rs, var/layer/stack.rs, tape/backward.rs, tape/write.rs,
-tape/slot.rs, dual.rs, dual_vec.rs, math.rs. The killer is the core's tests, `stmt!`'s
+tape/slot.rs, tape.rs, tape/gradients.rs, tape/ids.rs, tape/leaves.rs, anomaly.rs, dual.rs,
+dual_vec.rs, math.rs. The killer is the core's tests, `stmt!`'s
 (autograd-macros) and `cargo xtask check --quick`. Prints caught / missed / unviable / timeout
 counts, the score and the surviving mutants; where whole files were run (no --shard, no --re),
 also the lines of xtask/mutants-equivalent.txt that set aside no survivor (stale: remove them).
@@ -389,7 +398,7 @@ mod tests {
         let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
         assert!(parse(&s(&["--jobs", "0"])).is_err());
         assert!(parse(&s(&["--timeout", "x"])).is_err());
-        assert!(parse(&s(&["--file", "autograd-core/src/tape.rs"])).is_err());
+        assert!(parse(&s(&["--file", "autograd-core/src/check.rs"])).is_err());
         assert!(parse(&s(&["--shard", "3/3"])).is_err());
         assert!(parse(&s(&["--bogus"])).is_err());
         let o = parse(&s(&["--file", "autograd-core/src/op.rs", "--shard", "0/4"]))
