@@ -173,12 +173,14 @@ impl<S: Scalar, const N: usize> DerefMut for Tape<S, N> {
     }
 }
 
+/// Its length, capacity and error, the error as [`check`](TapeView::check) reports it (the
+/// stored one leaves `needed` to be counted when it is read).
 impl<S: Scalar> fmt::Debug for TapeView<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Tape")
             .field("len", &self.len())
             .field("capacity", &self.capacity())
-            .field("error", &self.error.get())
+            .field("error", &self.check().err())
             .finish()
     }
 }

@@ -4,7 +4,7 @@
 //! Slot counts below follow the layout in `tape.rs`: a leaf is one slot, a statement with `k`
 //! operands `k + 1`; intermediate results that depend on at most two recorded values take none.
 
-use autograd_core::{Node, NodeId, Op, Tape, TapeError, Var};
+use autograd_core::{Node, NodeId, Op, Tape, TapeError, TapeView, Var};
 
 #[test]
 fn backward_twice_gives_identical_gradients() -> Result<(), TapeError> {
@@ -474,4 +474,29 @@ fn a_re_sweep_after_a_rewind_is_as_on_a_fresh_tape() -> Result<(), TapeError> {
         tape.rewind(mark);
     }
     Ok(())
+}
+
+#[test]
+fn a_tape_debugs_as_its_length_capacity_and_error() {
+    let tape = Tape::<f64, 3>::new();
+    let x = tape.var(1.0);
+    assert_eq!(
+        format!("{tape:?}"),
+        "Tape { len: 1, capacity: 3, error: None }"
+    );
+    // Three recorded values need a statement of four slots: it does not fit. The error is the
+    // one `check` reports, its `needed` counted (3 slots written, 4 more asked for).
+    let _ = x * tape.var(2.0) + tape.var(3.0);
+    let view: &TapeView<f64> = &tape;
+    assert_eq!(
+        tape.check(),
+        Err(TapeError::CapacityExceeded {
+            capacity: 3,
+            needed: 7
+        })
+    );
+    assert_eq!(
+        format!("{view:?}"),
+        "Tape { len: 3, capacity: 3, error: Some(CapacityExceeded { capacity: 3, needed: 7 }) }"
+    );
 }
