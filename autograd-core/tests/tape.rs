@@ -477,9 +477,11 @@ fn a_re_sweep_after_a_rewind_is_as_on_a_fresh_tape() -> Result<(), TapeError> {
 }
 
 #[test]
-fn a_tape_debugs_as_its_length_capacity_and_error() {
+fn a_tape_debugs_as_its_length_capacity_and_error_and_knows_when_it_is_empty() {
     let tape = Tape::<f64, 3>::new();
+    assert!(tape.is_empty());
     let x = tape.var(1.0);
+    assert!(!tape.is_empty());
     assert_eq!(
         format!("{tape:?}"),
         "Tape { len: 1, capacity: 3, error: None }"
