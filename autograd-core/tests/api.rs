@@ -303,3 +303,29 @@ fn handles_print_their_value_and_debug_shows_what_they_hold() {
     assert_eq!(format!("{x:?}"), "Var(#0: 2.0)");
     assert_eq!(format!("{p:?}"), "Var(6.0, d/d#0 = 3.0, d/d#1 = 2.0)");
 }
+
+#[test]
+fn gradients_written_out_are_zero_for_another_tapes_handles() -> Result<(), TapeError> {
+    // Both tapes have a leaf at slot 0: `write_to` reads this sweep's adjoint only for its own
+    // tape's handles, as `wrt` does, and writes 0 for the other's (not the adjoint at its index).
+    let (a, b) = (Tape::<f64, 8>::new(), Tape::<f64, 8>::new());
+    let (x, other) = (a.var(3.0), b.var(5.0));
+    let g = a.backward(x * x)?;
+    let mut out = [1.0; 2];
+    g.write_to(&[x, other], &mut out)?;
+    assert_eq!(out, [6.0, 0.0]);
+    assert_eq!(g.wrt(other), 0.0);
+    Ok(())
+}
+
+#[test]
+fn gradients_debug_as_the_tape_they_read() -> Result<(), TapeError> {
+    let tape = Tape::<f64, 8>::new();
+    let x = tape.var(3.0);
+    let g = tape.backward(x * x)?;
+    assert_eq!(
+        format!("{g:?}"),
+        "Gradients { tape: Tape { len: 1, capacity: 8, error: None } }"
+    );
+    Ok(())
+}
