@@ -1,7 +1,7 @@
 //! The API cannot silently mislead: each misuse a new user hit gives a clear error (or a
 //! documented panic) instead of another tape's or another sweep's numbers.
 
-use autograd_core::{Dual, Number, Tape, TapeError, Var};
+use autograd_core::{Dual, NodeId, Number, Tape, TapeError, Var};
 
 #[test]
 fn gradients_of_an_earlier_sweep_refuse_to_read() -> Result<(), TapeError> {
@@ -328,4 +328,25 @@ fn gradients_debug_as_the_tape_they_read() -> Result<(), TapeError> {
         "Gradients { tape: Tape { len: 1, capacity: 8, error: None } }"
     );
     Ok(())
+}
+
+#[test]
+fn a_mark_knows_whether_anything_is_before_it() {
+    let tape = Tape::<f64, 8>::new();
+    assert!(tape.mark().is_empty());
+    let _ = tape.var(1.0);
+    let mark = tape.mark();
+    assert_eq!((mark.len(), mark.is_empty()), (1, false));
+}
+
+#[test]
+#[cfg(target_pointer_width = "64")]
+fn an_id_past_every_tape_is_refused() {
+    // An index past `u32` saturates to 2^32 - 2: past any tape's slots, and not the all-ones
+    // index that marks a write that did not fit.
+    let tape = Tape::<f64, 8>::new();
+    let _ = tape.var(1.0);
+    let refused = tape.get(NodeId::from_index(1 << 32)).unwrap_err();
+    let index = (u32::MAX - 1) as usize;
+    assert_eq!(refused, TapeError::UnknownNode { index, len: 1 });
 }
