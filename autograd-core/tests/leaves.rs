@@ -182,6 +182,14 @@ fn leaves_past_the_tapes_leading_run_are_read() -> Result<(), TapeError> {
         tape.leaves(NodeId::from_index(4), 3).unwrap_err(),
         TapeError::NotALeaf { index: 4 }
     );
+    // Slots 7-9: a statement after c and d; a range from c over it names its first slot, two
+    // past c.
+    let _sum = (tape.get(c)? * tape.get(d)?).recorded()?;
+    assert_eq!(
+        tape.leaves(c, 3).unwrap_err(),
+        TapeError::NotALeaf { index: 7 }
+    );
+    assert!(!tape.leaves(c, 2)?.is_empty() && tape.leaves(c, 0)?.is_empty());
     Ok(())
 }
 
