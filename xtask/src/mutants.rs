@@ -70,11 +70,11 @@ and its promises: op.rs, scalar/tanhf.rs, fixed/funcs.rs, fixed/funcs/tanh.rs, v
 var/combine.rs, var/merge.rs, var/nary.rs, var/statement.rs, var/layer.rs, var/layer/source.rs,
 var/layer/flush.rs, var/layer/heads.rs, var/layer/stack.rs, tape/backward.rs, tape/write.rs,
 tape/slot.rs, tape.rs, tape/gradients.rs, tape/ids.rs, tape/leaves.rs, anomaly.rs, dual.rs,
-dual_vec.rs, math.rs. The killer is the core's tests, `stmt!`'s
-(autograd-macros) and `cargo xtask check --quick`. Prints caught / missed / unviable / timeout
-counts, the score and the surviving mutants; where whole files were run (no --shard, no --re),
-also the lines of xtask/mutants-equivalent.txt that set aside no survivor (stale: remove them).
-Long: about a minute per mutant per job. Installs cargo-mutants if missing.
+dual_vec.rs, math.rs. The killer is the core's tests, `stmt!`'s (autograd-macros) and `cargo
+xtask check --quick`. Prints caught / missed / unviable / timeout counts, the score and the
+surviving mutants; where whole files were run (no --shard, no --re), also the lines of
+xtask/mutants-equivalent.txt that set aside no survivor (stale: remove them). Long: about a
+minute per mutant per job. Installs cargo-mutants if missing.
 
 Options:
   --file PATH      mutate only this file (repeatable; default: all of the above)
@@ -249,15 +249,22 @@ fn key(name: &str) -> String {
 /// aside every survivor of its name hid a real gap (`var/layer.rs`'s `rows_of`: `* with /` in
 /// an error's count, equivalent, and in the row offset, a missing test).
 fn equivalent(path: &Path) -> BTreeMap<String, usize> {
-    let mut known = BTreeMap::new();
     let text = std::fs::read_to_string(path).unwrap_or_default();
-    for l in text.lines() {
-        let entry = l.split(" # ").next().unwrap_or("").trim();
-        if !entry.is_empty() && !entry.starts_with('#') {
-            *known.entry(entry.to_string()).or_insert(0) += 1;
-        }
+    tally(
+        text.lines()
+            .map(|l| l.split(" # ").next().unwrap_or("").trim())
+            .filter(|entry| !entry.is_empty() && !entry.starts_with('#'))
+            .map(str::to_string),
+    )
+}
+
+/// How many times each name comes.
+fn tally(names: impl Iterator<Item = String>) -> BTreeMap<String, usize> {
+    let mut counts = BTreeMap::new();
+    for name in names {
+        *counts.entry(name).or_insert(0) += 1;
     }
-    known
+    counts
 }
 
 /// The survivors set aside as listed (in `missed`' order, as many of each name as the list has
@@ -293,10 +300,7 @@ fn stale(
     known: &BTreeMap<String, usize>,
     whole: &[String],
 ) -> Vec<(String, usize, usize)> {
-    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
-    for m in found {
-        *counts.entry(key(m)).or_insert(0) += 1;
-    }
+    let counts = tally(found.iter().map(|m| key(m)));
     known
         .iter()
         .filter(|(k, _)| {
