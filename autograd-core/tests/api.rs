@@ -342,8 +342,8 @@ fn a_mark_knows_whether_anything_is_before_it() {
 #[test]
 #[cfg(target_pointer_width = "64")]
 fn an_id_past_every_tape_is_refused() {
-    // An index past `u32` saturates to 2^32 - 2: past any tape's slots, and not the all-ones
-    // index that marks a write that did not fit.
+    // An index past `u32` saturates to 2^32 - 2 (`NodeId::from_index`'s documentation): past
+    // any tape's slots, and not the all-ones index that marks a write that did not fit.
     let tape = Tape::<f64, 8>::new();
     let _ = tape.var(1.0);
     let refused = tape.get(NodeId::from_index(1 << 32)).unwrap_err();

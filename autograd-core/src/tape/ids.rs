@@ -75,7 +75,9 @@ pub struct NodeId {
 impl NodeId {
     /// The id of the statement whose header is slot `index` on whichever tape it is used with
     /// (checked when used: an index that is not a header is reported as
-    /// [`TapeError::UnknownNode`]). Prefer [`Var::id`](crate::Var::id), which also remembers the tape.
+    /// [`TapeError::UnknownNode`]; one past `u32` saturates to 2^32 - 2, past every tape's
+    /// slots and not the all-ones index of a write that did not fit). Prefer
+    /// [`Var::id`](crate::Var::id), which also remembers the tape.
     ///
     /// ```
     /// use autograd_core::{NodeId, Tape, TapeError};
