@@ -30,8 +30,11 @@ use crate::cli::{shard, Arg, Args};
 /// dual-number rules and the composite functions; and the files behind the tape's promises: its
 /// leaves, marks and rewinds (`tape.rs`), gradients that refuse to read after a later sweep
 /// (`tape/gradients.rs`), positions tagged with their tape (`tape/ids.rs`), leaves checked once
-/// (`tape/leaves.rs`) and NaN provenance (`anomaly.rs`). Update when the tape is redesigned.
-pub const RULE_FILES: [&str; 25] = [
+/// (`tape/leaves.rs`), NaN provenance (`anomaly.rs`), statements read back and leaves set by id
+/// (`tape/nodes.rs`), a statement's operands read in both its layouts (`tape/operands.rs`), many
+/// leaves recorded at once (`tape/vars.rs`) and a closure's gradient in one call
+/// (`tape/closure.rs`). Update when the tape is redesigned.
+pub const RULE_FILES: [&str; 29] = [
     "autograd-core/src/op.rs",
     "autograd-core/src/scalar/tanhf.rs",
     "autograd-core/src/fixed/funcs.rs",
@@ -54,6 +57,10 @@ pub const RULE_FILES: [&str; 25] = [
     "autograd-core/src/tape/ids.rs",
     "autograd-core/src/tape/leaves.rs",
     "autograd-core/src/anomaly.rs",
+    "autograd-core/src/tape/nodes.rs",
+    "autograd-core/src/tape/operands.rs",
+    "autograd-core/src/tape/vars.rs",
+    "autograd-core/src/tape/closure.rs",
     "autograd-core/src/dual.rs",
     "autograd-core/src/dual_vec.rs",
     "autograd-core/src/math.rs",
@@ -69,8 +76,9 @@ Mutation testing (cargo-mutants) of the core's derivative and forward rules, the
 and its promises: op.rs, scalar/tanhf.rs, fixed/funcs.rs, fixed/funcs/tanh.rs, var.rs,
 var/combine.rs, var/merge.rs, var/nary.rs, var/statement.rs, var/layer.rs, var/layer/source.rs,
 var/layer/flush.rs, var/layer/heads.rs, var/layer/stack.rs, tape/backward.rs, tape/write.rs,
-tape/slot.rs, tape.rs, tape/gradients.rs, tape/ids.rs, tape/leaves.rs, anomaly.rs, dual.rs,
-dual_vec.rs, math.rs. The killer is the core's tests, `stmt!`'s (autograd-macros) and `cargo
+tape/slot.rs, tape.rs, tape/gradients.rs, tape/ids.rs, tape/leaves.rs, anomaly.rs,
+tape/nodes.rs, tape/operands.rs, tape/vars.rs, tape/closure.rs, dual.rs, dual_vec.rs, math.rs.
+The killer is the core's tests, `stmt!`'s (autograd-macros) and `cargo
 xtask check --quick`. Prints caught / missed / unviable / timeout counts, the score and the
 surviving mutants; where whole files were run (no --shard, no --re), also the lines of
 xtask/mutants-equivalent.txt that set aside no survivor (stale: remove them). Long: about a
