@@ -45,6 +45,34 @@ fn a_weights_overflowing_gradient_and_an_overflowing_partial_are_named() {
 }
 
 #[test]
+fn the_report_walks_from_a_row_down_to_the_row_below_it() {
+    // The overflowing term is in row 0, below row 1: the report's walk down the tape goes from
+    // row 1 to row 0 (`TapeView::next_below`), not past the layer. Row 0 = 1e-300 x0 = 1, its
+    // weight w00 has partial x0 = 1e300; times row 0's adjoint 1e10 it overflows. Row 1 = 0 has
+    // adjoint 1: its terms are finite. Leaves 0 to 5, input slots 6 and 7, the slot naming w0 at
+    // 8, rows 9 and 10.
+    let tape = Tape::<f64, 32>::new();
+    let params = [1e-300, 0.0, 0.0, 0.0, 0.0, 0.0].map(|p| tape.var(p));
+    let mut y = [Var::constant(0.0); 2];
+    Var::affine_layer(&params, &[Var::constant(1e300), Var::constant(1.0)], &mut y).unwrap();
+    assert_eq!(y.map(|v| v.id().unwrap().index()), [9, 10]);
+    let out = y[1] + y[0] * 1e10;
+    let g = tape.backward(out).unwrap();
+    assert_eq!((g.wrt(params[0]), g.wrt(params[3])), (f64::INFINITY, 1e300));
+    let a = tape.anomaly(out).unwrap();
+    assert_eq!((a.index, a.op), (9, Op::Dot));
+    match a.kind {
+        AnomalyKind::Gradient {
+            input,
+            adjoint,
+            local,
+            ..
+        } => assert_eq!((input, adjoint, local), (0, 1e10, 1e300)),
+        k => panic!("{k:?}"),
+    }
+}
+
+#[test]
 fn a_row_whose_value_is_not_finite_stays_in_the_layer_statement() -> Result<(), TapeError> {
     // Row 0 is 1e300 * 1e10 + 1e300 * 1 + 0 = inf. The layer is still one statement: 6 leaves,
     // 2 input slots (constants: no operand), the slot naming w0, rows 0 and 1 at slots 9 and 10.

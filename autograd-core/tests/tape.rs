@@ -194,9 +194,13 @@ fn leaves_and_nodes_are_checked() {
         tape.set_value(NodeId::from_index(7), 3.0),
         Err(TapeError::UnknownNode { index: 7, len: 3 })
     );
-    // Slot 1 is y's operand, not a statement.
+    // Slot 1 is y's operand, not a statement: neither read nor set as one.
     assert_eq!(
         tape.node(NodeId::from_index(1)),
+        Err(TapeError::UnknownNode { index: 1, len: 3 })
+    );
+    assert_eq!(
+        tape.set_value(NodeId::from_index(1), 3.0),
         Err(TapeError::UnknownNode { index: 1, len: 3 })
     );
     assert!(tape.set_value(xi, 3.0).is_ok());
