@@ -33,8 +33,10 @@ use crate::cli::{shard, Arg, Args};
 /// (`tape/leaves.rs`), NaN provenance (`anomaly.rs`), statements read back and leaves set by id
 /// (`tape/nodes.rs`), a statement's operands read in both its layouts (`tape/operands.rs`), many
 /// leaves recorded at once (`tape/vars.rs`) and a closure's gradient in one call
-/// (`tape/closure.rs`). Update when the tape is redesigned.
-pub const RULE_FILES: [&str; 29] = [
+/// (`tape/closure.rs`); and the checks that judge the rules: the gradient check (`check.rs`)
+/// and central differences, its reference that needs no rule (`finite_diff.rs`). Update when
+/// the tape is redesigned.
+pub const RULE_FILES: [&str; 31] = [
     "autograd-core/src/op.rs",
     "autograd-core/src/scalar/tanhf.rs",
     "autograd-core/src/fixed/funcs.rs",
@@ -61,6 +63,8 @@ pub const RULE_FILES: [&str; 29] = [
     "autograd-core/src/tape/operands.rs",
     "autograd-core/src/tape/vars.rs",
     "autograd-core/src/tape/closure.rs",
+    "autograd-core/src/check.rs",
+    "autograd-core/src/finite_diff.rs",
     "autograd-core/src/dual.rs",
     "autograd-core/src/dual_vec.rs",
     "autograd-core/src/math.rs",
@@ -73,16 +77,17 @@ const HELP: &str = "\
 cargo xtask mutants [options]
 
 Mutation testing (cargo-mutants) of the core's derivative and forward rules, the tape's writes
-and its promises: op.rs, scalar/tanhf.rs, fixed/funcs.rs, fixed/funcs/tanh.rs, var.rs,
-var/combine.rs, var/merge.rs, var/nary.rs, var/statement.rs, var/layer.rs, var/layer/source.rs,
-var/layer/flush.rs, var/layer/heads.rs, var/layer/stack.rs, tape/backward.rs, tape/write.rs,
-tape/slot.rs, tape.rs, tape/gradients.rs, tape/ids.rs, tape/leaves.rs, anomaly.rs,
-tape/nodes.rs, tape/operands.rs, tape/vars.rs, tape/closure.rs, dual.rs, dual_vec.rs, math.rs.
-The killer is the core's tests, `stmt!`'s (autograd-macros) and `cargo
-xtask check --quick`. Prints caught / missed / unviable / timeout counts, the score and the
-surviving mutants; where whole files were run (no --shard, no --re), also the lines of
-xtask/mutants-equivalent.txt that set aside no survivor (stale: remove them). Long: about a
-minute per mutant per job. Installs cargo-mutants if missing.
+and its promises, and the gradient check with its central differences: op.rs, scalar/tanhf.rs,
+fixed/funcs.rs, fixed/funcs/tanh.rs, var.rs, var/combine.rs, var/merge.rs, var/nary.rs,
+var/statement.rs, var/layer.rs, var/layer/source.rs, var/layer/flush.rs, var/layer/heads.rs,
+var/layer/stack.rs, tape/backward.rs, tape/write.rs, tape/slot.rs, tape.rs, tape/gradients.rs,
+tape/ids.rs, tape/leaves.rs, anomaly.rs, tape/nodes.rs, tape/operands.rs, tape/vars.rs,
+tape/closure.rs, check.rs, finite_diff.rs, dual.rs, dual_vec.rs, math.rs. The killer is the
+core's tests, `stmt!`'s (autograd-macros) and `cargo xtask check --quick`. Prints caught /
+missed / unviable / timeout counts, the score and the surviving mutants; where whole files were
+run (no --shard, no --re), also the lines of xtask/mutants-equivalent.txt that set aside no
+survivor (stale: remove them). Long: about a minute per mutant per job. Installs cargo-mutants
+if missing.
 
 Options:
   --file PATH      mutate only this file (repeatable; default: all of the above)
@@ -410,7 +415,7 @@ mod tests {
         let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
         assert!(parse(&s(&["--jobs", "0"])).is_err());
         assert!(parse(&s(&["--timeout", "x"])).is_err());
-        assert!(parse(&s(&["--file", "autograd-core/src/check.rs"])).is_err());
+        assert!(parse(&s(&["--file", "autograd-core/src/hessian.rs"])).is_err());
         assert!(parse(&s(&["--shard", "3/3"])).is_err());
         assert!(parse(&s(&["--bogus"])).is_err());
         let o = parse(&s(&["--file", "autograd-core/src/op.rs", "--shard", "0/4"]))
