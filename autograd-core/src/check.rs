@@ -175,7 +175,8 @@ pub struct Comparison {
     pub len: usize,
     /// The tolerance applied.
     pub tolerance: Tolerance,
-    /// The element furthest outside (or closest to) its bound; `None` for empty slices.
+    /// The element furthest outside (or closest to) its bound, the first of equally far ones;
+    /// `None` for empty slices.
     pub worst: Option<ElementError>,
 }
 

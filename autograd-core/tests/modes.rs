@@ -280,6 +280,19 @@ fn compare_reports_the_worst_element() {
 
     let ok = compare(&actual, &expected, Tolerance::new(1e-8, 1e-8)).unwrap();
     assert!(ok.passed && ok.failures == 0);
+    // Of equally bad elements, the first: two errors of 0.5 past a bound of 0 (both infinitely
+    // far past it), and where every element is exact, element 0.
+    let zero = Tolerance::new(0.0, 0.0);
+    let tie = compare(&[1.0, 2.5, 3.0, 4.5], &[1.0, 2.0, 3.0, 4.0], zero).unwrap();
+    assert_eq!((tie.failures, tie.worst.unwrap().index), (2, 1));
+    let exact = compare(&[1.0, 2.0], &[1.0, 2.0], zero)
+        .unwrap()
+        .worst
+        .unwrap();
+    assert_eq!(
+        (exact.index, exact.abs_error, exact.rel_error),
+        (0, 0.0, 0.0)
+    );
     // NaN never passes; equal infinities do.
     assert!(
         !compare(&[f64::NAN], &[f64::NAN], Tolerance::new(1.0, 1.0))
