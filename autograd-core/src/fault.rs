@@ -4,7 +4,8 @@
 //! Compiled only with `RUSTFLAGS="--cfg autograd_fault_injection"`: normal builds contain none
 //! of this. The selected fault lives in one static atomic, read with a plain load (no
 //! read-modify-write, so it builds on `thumbv6m` too); [`corrupt`] is called where the
-//! reverse-mode local derivatives meet the handles' partials (`Var::chain`, `Var::combine`).
+//! reverse-mode local derivatives meet the handles' partials (`Var::chain`, `Var::combine`), and
+//! [`keeps_adjoints`] where a backward sweep clears the last one's adjoints (`tape/backward.rs`).
 
 use core::sync::atomic::{AtomicU8, Ordering};
 
@@ -24,15 +25,19 @@ pub enum Fault {
     MulMissingFactorTwo,
     /// `powi` loses a factor 2 (so `d/dx x^2` is `x`).
     PowiMissingFactorTwo,
+    /// A backward sweep adds to the adjoints the last sweep left instead of clearing them (the
+    /// rules are right; a second sweep over one recording is not).
+    SweepKeepsAdjoints,
 }
 
 impl Fault {
     /// Every fault, for the self-test.
-    pub const ALL: [Fault; 4] = [
+    pub const ALL: [Fault; 5] = [
         Fault::SinNanAboveOne,
         Fault::TanhWrongSign,
         Fault::MulMissingFactorTwo,
         Fault::PowiMissingFactorTwo,
+        Fault::SweepKeepsAdjoints,
     ];
 
     /// The name the self-test selects it by.
@@ -43,13 +48,14 @@ impl Fault {
             Fault::TanhWrongSign => "tanh-wrong-sign",
             Fault::MulMissingFactorTwo => "mul-missing-factor-two",
             Fault::PowiMissingFactorTwo => "powi-missing-factor-two",
+            Fault::SweepKeepsAdjoints => "sweep-keeps-adjoints",
         }
     }
 
-    /// The operation whose rule it corrupts.
+    /// The operation whose rule it corrupts (none for a fault of the sweep).
     pub const fn op(self) -> Option<Op> {
         match self {
-            Fault::None => None,
+            Fault::None | Fault::SweepKeepsAdjoints => None,
             Fault::SinNanAboveOne => Some(Op::Sin),
             Fault::TanhWrongSign => Some(Op::Tanh),
             Fault::MulMissingFactorTwo => Some(Op::Mul),
@@ -77,4 +83,9 @@ pub(crate) fn corrupt<S: Scalar>(op: Op, x: S, partials: (S, S)) -> (S, S) {
         (4, Op::Powi) => (dx * half, dy),
         _ => (dx, dy),
     }
+}
+
+/// `true` if the selected fault makes a backward sweep keep the last sweep's adjoints.
+pub(crate) fn keeps_adjoints() -> bool {
+    FAULT.load(Ordering::Relaxed) == Fault::SweepKeepsAdjoints as u8
 }

@@ -3,12 +3,14 @@
 //! (`tests/op_modes.rs`: every operation in every mode.)
 
 use autograd_core::{
-    compare, gradcheck, gradcheck_with, gradient_central, gradient_forward, gradient_forward_vec,
-    gradient_reverse, jacobian_central, jacobian_forward, jacobian_forward_vec, jacobian_reverse,
-    Function, Number, Tape, TapeError, Tolerance, VectorFunction, MAX_DIMENSION,
+    central_step, compare, gradcheck, gradcheck_with, gradient_central, gradient_forward,
+    gradient_forward_vec, gradient_reverse, jacobian_central, jacobian_forward,
+    jacobian_forward_vec, jacobian_reverse, Function, Number, Tape, TapeError, Tolerance,
+    VectorFunction, MAX_DIMENSION,
 };
 
 use autograd_core::testkit::{rosenbrock, rosenbrock_gradient, Rosenbrock};
+use core::cell::Cell;
 
 /// The minimum (gradient 0), the classic start, the benchmark point and a scattered point;
 /// entries past `n` are 0.
@@ -357,4 +359,58 @@ fn gradcheck_catches_a_wrong_derivative() {
     )
     .unwrap();
     assert!(r.passed(), "{r}");
+}
+
+/// `x0 x1`, plus `off` on evaluation number `bad` (counting from 0) only: a value that one
+/// mode's evaluation computes differently, which no derivative rule can show.
+struct OneEvaluationOff {
+    calls: Cell<usize>,
+    bad: usize,
+    off: f64,
+}
+impl Function for OneEvaluationOff {
+    fn eval<T: Number>(&self, x: &[T]) -> T {
+        let call = self.calls.get();
+        self.calls.set(call + 1);
+        let off = if call == self.bad { self.off } else { 0.0 };
+        x[0] * x[1] + T::from_f64(off)
+    }
+}
+
+#[test]
+fn gradcheck_catches_a_value_one_mode_computes_differently() {
+    let mut tape = Tape::<f64, 32>::new();
+    let f = |bad, off| OneEvaluationOff {
+        calls: Cell::new(0),
+        bad,
+        off,
+    };
+    // Counted once with no evaluation off: the last is the directional derivative's.
+    let all = f(usize::MAX, 1.0);
+    assert!(gradcheck(&all, &mut tape, &[0.3, 2.0]).unwrap().passed());
+    // The first evaluation is reverse mode's, the last the directional derivative's; a value off
+    // by 1, or NaN where the others are not.
+    let cases = [0, all.calls.get() - 1].map(|bad| [(bad, 1.0), (bad, f64::NAN)]);
+    for (bad, off) in cases.into_iter().flatten() {
+        let r = gradcheck(&f(bad, off), &mut tape, &[0.3, 2.0]).unwrap();
+        assert!(!r.values_agree, "evaluation {bad}, {off}: {r}");
+        assert!(!r.passed(), "evaluation {bad}, {off}");
+        assert!(
+            r.reverse_vs_forward.passed && r.reverse_vs_central.passed,
+            "{r}"
+        );
+        assert!(r.backward_twice_identical && r.zero_seed_gives_zero, "{r}");
+        let text = r.to_string();
+        assert!(text.contains("values agree across modes: NO"), "{text}");
+    }
+}
+
+#[test]
+fn the_central_step_scales_with_inputs_past_one() {
+    // cbrt(ε) max(1, |x|): the same step up to |x| = 1, |x| times it past.
+    let h = central_step(1.0_f64);
+    assert!((h - 6.055454e-6).abs() < 1e-11);
+    assert_eq!((central_step(0.5_f64), central_step(-1.0_f64)), (h, h));
+    assert_eq!(central_step(-100.0_f64), h * 100.0);
+    assert_eq!(central_step(3e8_f32), central_step(1.0_f32) * 3e8);
 }

@@ -88,11 +88,14 @@ impl<S: Scalar> TapeView<S> {
         let lo = if ABOVE { lo.min(root) } else { 0 };
         // The last sweep's adjoints cleared: slot by slot below the lowest wide statement it
         // passed, statement by statement from there up (`clear_down`).
-        clear(
-            slots,
-            self.dirty.replace((lo as u32, root as u32, root as u32)),
-            self.leaf_run.get() as usize,
-        );
+        let dirty = self.dirty.replace((lo as u32, root as u32, root as u32));
+        #[cfg(autograd_fault_injection)]
+        let dirty = if crate::fault::keeps_adjoints() {
+            (0, 0, 0)
+        } else {
+            dirty
+        };
+        clear(slots, dirty, self.leaf_run.get() as usize);
         let mut seed = [(POISON, S::ZERO); 2];
         for (k, &(i, d)) in pairs.iter().enumerate() {
             if let Some(s) = slots.get(i as usize) {

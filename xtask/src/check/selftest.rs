@@ -2,9 +2,11 @@
 //!
 //! Builds this program again with `RUSTFLAGS="--cfg autograd_fault_injection"` into its own
 //! target directory (`target/selftest`), which compiles the core's `fault.rs`: known-wrong
-//! derivative rules selected at run time. It then runs `check --quick` once per fault, with the
-//! fault named in the environment variable `AUTOGRAD_FAULT`, and requires exit code 1 and a
-//! failure of that operation in the `ops` suite; and once without a fault, requiring exit code 0.
+//! derivative rules and a sweep that keeps the last sweep's adjoints, selected at run time. It
+//! then runs `check --quick` once per fault, with the fault named in the environment variable
+//! `AUTOGRAD_FAULT`, and requires exit code 1 and a failure of that operation in the `ops` suite
+//! (for the sweep's fault, a second sweep over one recording found to differ from the first);
+//! and once without a fault, requiring exit code 0.
 //! Normal builds have no fault injection: there `AUTOGRAD_FAULT` is an error.
 
 use std::process::{Command, ExitCode};
@@ -15,12 +17,18 @@ use super::Options;
 const FAULT_VAR: &str = "AUTOGRAD_FAULT";
 
 /// Each fault (its name in `autograd_core::fault::Fault::name`) and the failure line it must
-/// produce: the `ops` suite naming the operation.
-const FAULTS: [(&str, &str); 4] = [
-    ("sin-nan-above-one", "FAILED [ops] sin at "),
-    ("tanh-wrong-sign", "FAILED [ops] tanh at "),
-    ("mul-missing-factor-two", "FAILED [ops] mul at "),
-    ("powi-missing-factor-two", "FAILED [ops] powi("),
+/// produce: how it starts (the `ops` suite naming the operation) and what it contains (for the
+/// sweep's fault, the check that a second sweep over one recording gives the first's gradient).
+const FAULTS: [(&str, &str, &str); 5] = [
+    ("sin-nan-above-one", "FAILED [ops] sin at ", ""),
+    ("tanh-wrong-sign", "FAILED [ops] tanh at ", ""),
+    ("mul-missing-factor-two", "FAILED [ops] mul at ", ""),
+    ("powi-missing-factor-two", "FAILED [ops] powi(", ""),
+    (
+        "sweep-keeps-adjoints",
+        "FAILED [ops] ",
+        "a second backward sweep over one recording differs from the first",
+    ),
 ];
 
 /// In a fault-injection build, selects the fault `AUTOGRAD_FAULT` names (if set).
@@ -98,9 +106,11 @@ pub fn run(options: &Options) -> Result<ExitCode, String> {
         "exit code",
         "failed cases"
     );
-    for (fault, expected) in FAULTS {
+    for (fault, expected, says) in FAULTS {
         let (code, text) = check(Some(fault))?;
-        let named = text.lines().any(|l| l.starts_with(expected));
+        let named = text
+            .lines()
+            .any(|l| l.starts_with(expected) && l.contains(says));
         let failed = text.lines().filter(|l| l.starts_with("FAILED ")).count();
         let ok = code == Some(1) && named;
         all_ok &= ok;
@@ -108,9 +118,12 @@ pub fn run(options: &Options) -> Result<ExitCode, String> {
             "{fault:<26} {:>9}  {failed:>14}  {}",
             code.map_or("signal".into(), |c| c.to_string()),
             if ok {
-                format!("caught (\"{}\")", expected.trim_end())
+                match says {
+                    "" => format!("caught (\"{}\")", expected.trim_end()),
+                    _ => format!("caught (\"{expected}...{says}\")"),
+                }
             } else if code == Some(1) {
-                format!("NOT NAMED: no line starts with \"{expected}\"")
+                format!("NOT NAMED: no line starts with \"{expected}\" and says \"{says}\"")
             } else {
                 "NOT CAUGHT".into()
             }
