@@ -9,8 +9,9 @@ use autograd_core::{Op, Tape, TapeError, Var};
 #[test]
 fn every_recorded_input_of_a_row_reads_back_with_its_weight() -> Result<(), TapeError> {
     let tape = Tape::<f64, 32>::new();
-    let u = [1.0, 2.0, 3.0].map(|v| tape.var(v)); // leaves 0, 1, 2
-                                                  // Row 0: w = (0.5, -1, 2), b = 0.25; row 1: w = (1.5, 0.5, -0.5), b = -1 (leaves 3 to 10).
+    // u: leaves 0 to 2. Row 0: w = (0.5, -1, 2), b = 0.25; row 1: w = (1.5, 0.5, -0.5), b = -1
+    // (leaves 3 to 10).
+    let u = [1.0, 2.0, 3.0].map(|v| tape.var(v));
     let params = [0.5, -1.0, 2.0, 0.25, 1.5, 0.5, -0.5, -1.0].map(|p| tape.var(p));
     // x = (u0, 2 u1, u2) = (1, 4, 3), the partials p = (1, 2, 1).
     let x = [u[0], u[1] * 2.0, u[2]];

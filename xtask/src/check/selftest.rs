@@ -123,7 +123,12 @@ pub fn run(options: &Options) -> Result<ExitCode, String> {
                     _ => format!("caught (\"{expected}...{says}\")"),
                 }
             } else if code == Some(1) {
-                format!("NOT NAMED: no line starts with \"{expected}\" and says \"{says}\"")
+                match says {
+                    "" => format!("NOT NAMED: no line starts with \"{expected}\""),
+                    _ => {
+                        format!("NOT NAMED: no line starts with \"{expected}\" and says \"{says}\"")
+                    }
+                }
             } else {
                 "NOT CAUGHT".into()
             }
