@@ -114,21 +114,18 @@ pub fn run(options: &Options) -> Result<ExitCode, String> {
         let failed = text.lines().filter(|l| l.starts_with("FAILED ")).count();
         let ok = code == Some(1) && named;
         all_ok &= ok;
+        // The line looked for, as the verdict quotes it.
+        let line = match says {
+            "" => expected.trim_end().to_string(),
+            _ => format!("{expected}...{says}"),
+        };
         outln!(
             "{fault:<26} {:>9}  {failed:>14}  {}",
             code.map_or("signal".into(), |c| c.to_string()),
             if ok {
-                match says {
-                    "" => format!("caught (\"{}\")", expected.trim_end()),
-                    _ => format!("caught (\"{expected}...{says}\")"),
-                }
+                format!("caught (\"{line}\")")
             } else if code == Some(1) {
-                match says {
-                    "" => format!("NOT NAMED: no line starts with \"{expected}\""),
-                    _ => {
-                        format!("NOT NAMED: no line starts with \"{expected}\" and says \"{says}\"")
-                    }
-                }
+                format!("NOT NAMED: no line like \"{line}\"")
             } else {
                 "NOT CAUGHT".into()
             }
