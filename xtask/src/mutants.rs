@@ -24,19 +24,21 @@ use crate::cli::{shard, Arg, Args};
 /// arithmetic of the core's own), `Q16`'s elementary functions (the same), the handles that
 /// apply the chain rule (one- and two-input, their out-of-line merges, n-ary, a `stmt!`
 /// statement's), the layer statement (its writer, where that writer reads its parameters and
-/// writes its rows, a network written in one call, and the sweep that forms its partials), the
-/// tape's writes (each statement's slots, the capacity test and the sticky error where they do
-/// not fit), how a slot's link encodes a header, a layer row or an operand (`tape/slot.rs`), the
-/// dual-number rules and the composite functions; and the files behind the tape's promises: its
-/// leaves, marks and rewinds (`tape.rs`), gradients that refuse to read after a later sweep
+/// writes its rows, a network written in one call, its activation, and the sweep that forms its
+/// partials), `Var`'s operators and `Number` methods (`var/ops.rs`) and `Number`'s default
+/// methods, the ones `f64` and dual numbers run (`number.rs`), the tape's writes (each
+/// statement's slots, the capacity test and the sticky error where they do not fit), how a
+/// slot's link encodes a header, a layer row or an operand (`tape/slot.rs`), the dual-number
+/// rules and the composite functions; and the files behind the tape's promises: its leaves,
+/// marks and rewinds (`tape.rs`), gradients that refuse to read after a later sweep
 /// (`tape/gradients.rs`), positions tagged with their tape (`tape/ids.rs`), leaves checked once
 /// (`tape/leaves.rs`), NaN provenance (`anomaly.rs`), statements read back and leaves set by id
 /// (`tape/nodes.rs`), a statement's operands read in both its layouts (`tape/operands.rs`), many
-/// leaves recorded at once (`tape/vars.rs`) and a closure's gradient in one call
-/// (`tape/closure.rs`); and the checks that judge the rules: the gradient check (`check.rs`)
-/// and central differences, its reference that needs no rule (`finite_diff.rs`). Update when
-/// the tape is redesigned.
-pub const RULE_FILES: [&str; 31] = [
+/// leaves recorded at once (`tape/vars.rs`), a closure's gradient in one call
+/// (`tape/closure.rs`) and the Graphviz export with its edges' partials (`dot.rs`); and the
+/// checks that judge the rules: the gradient check (`check.rs`) and central differences, its
+/// reference that needs no rule (`finite_diff.rs`). Update when the tape is redesigned.
+pub const RULE_FILES: [&str; 35] = [
     "autograd-core/src/op.rs",
     "autograd-core/src/scalar/tanhf.rs",
     "autograd-core/src/fixed/funcs.rs",
@@ -51,6 +53,9 @@ pub const RULE_FILES: [&str; 31] = [
     "autograd-core/src/var/layer/flush.rs",
     "autograd-core/src/var/layer/heads.rs",
     "autograd-core/src/var/layer/stack.rs",
+    "autograd-core/src/var/layer/activate.rs",
+    "autograd-core/src/var/ops.rs",
+    "autograd-core/src/number.rs",
     "autograd-core/src/tape/backward.rs",
     "autograd-core/src/tape/write.rs",
     "autograd-core/src/tape/slot.rs",
@@ -63,6 +68,7 @@ pub const RULE_FILES: [&str; 31] = [
     "autograd-core/src/tape/operands.rs",
     "autograd-core/src/tape/vars.rs",
     "autograd-core/src/tape/closure.rs",
+    "autograd-core/src/dot.rs",
     "autograd-core/src/check.rs",
     "autograd-core/src/finite_diff.rs",
     "autograd-core/src/dual.rs",
@@ -80,9 +86,10 @@ Mutation testing (cargo-mutants) of the core's derivative and forward rules, the
 and its promises, and the gradient check with its central differences: op.rs, scalar/tanhf.rs,
 fixed/funcs.rs, fixed/funcs/tanh.rs, var.rs, var/combine.rs, var/merge.rs, var/nary.rs,
 var/statement.rs, var/layer.rs, var/layer/source.rs, var/layer/flush.rs, var/layer/heads.rs,
-var/layer/stack.rs, tape/backward.rs, tape/write.rs, tape/slot.rs, tape.rs, tape/gradients.rs,
-tape/ids.rs, tape/leaves.rs, anomaly.rs, tape/nodes.rs, tape/operands.rs, tape/vars.rs,
-tape/closure.rs, check.rs, finite_diff.rs, dual.rs, dual_vec.rs, math.rs. The killer is the
+var/layer/stack.rs, var/layer/activate.rs, var/ops.rs, number.rs, tape/backward.rs,
+tape/write.rs, tape/slot.rs, tape.rs, tape/gradients.rs, tape/ids.rs, tape/leaves.rs, anomaly.rs,
+tape/nodes.rs, tape/operands.rs, tape/vars.rs, tape/closure.rs, dot.rs, check.rs,
+finite_diff.rs, dual.rs, dual_vec.rs, math.rs. The killer is the
 core's tests, `stmt!`'s (autograd-macros) and `cargo xtask check --quick`. Prints caught /
 missed / unviable / timeout counts, the score and the surviving mutants; where whole files were
 run (no --shard, no --re), also the lines of xtask/mutants-equivalent.txt that set aside no
