@@ -6,8 +6,8 @@ use std::cell::RefCell;
 use std::fmt::Write as _;
 
 use autograd_core::{
-    gradcheck_with, gradient_forward, gradient_reverse, Function, Number, Scalar, Tape, TapeView,
-    Tolerance, Q16,
+    gradcheck_with, gradient_forward, gradient_reverse, Function, GradcheckReport, Number, Scalar,
+    Tape, TapeView, Tolerance, Q16,
 };
 
 use super::fd::{judge_fd, richardson};
@@ -267,22 +267,15 @@ pub fn gradient_case<S: CheckScalar, F: Function + ?Sized>(
         Ok(v) => v.to_f64(),
         Err(e) => return Outcome::failure(format!("{}: reverse mode failed: {e}", describe())),
     };
-    // Two sweeps over one recording (the core's `gradcheck` records once and sweeps twice): the
-    // second first clears what the first wrote, and must give the same gradient bit for bit.
-    match S::with_tape(|tape| gradcheck_with(f, tape, &xs, S::between(), S::against_differences()))
-    {
-        Ok(report) if !report.backward_twice_identical => {
-            return Outcome::failure(format!(
-                "{} ({}) at x = {}: a second backward sweep over one recording differs from the \
-                 first",
-                describe(),
-                S::NAME,
-                fmt_vec(&at),
-            ))
-        }
-        Ok(_) => {}
+    // The core's `gradcheck` records once and sweeps twice (the second first clears what the
+    // first wrote, and must give the same gradient bit for bit), then sweeps from `0 · f`, and
+    // runs forward mode with a zero tangent.
+    let report = match S::with_tape(|tape| {
+        gradcheck_with(f, tape, &xs, S::between(), S::against_differences())
+    }) {
+        Ok(report) => report,
         Err(e) => return Outcome::failure(format!("{}: gradcheck failed: {e}", describe())),
-    }
+    };
     let mut fwd = vec![S::ZERO; n];
     let fwd_value = match gradient_forward(f, &xs, &mut fwd) {
         Ok(v) => v.to_f64(),
@@ -292,6 +285,9 @@ pub fn gradient_case<S: CheckScalar, F: Function + ?Sized>(
     let (rev64, fwd64) = (to64(&rev), to64(&fwd));
     let point = fmt_vec(&at);
     let header = || format!("{} ({}) at x = {point}", describe(), S::NAME);
+    if let Some(broken) = broken_sweeps(&report, &rev64, &fwd64) {
+        return Outcome::failure(format!("{}: {broken}", header()));
+    }
     let mut outcome = Outcome::default();
 
     // Values: each mode against the reference value, within the reference's absolute tolerance
@@ -418,6 +414,32 @@ pub fn gradient_case<S: CheckScalar, F: Function + ?Sized>(
         },
     );
     outcome
+}
+
+/// The promises of `gradcheck`'s sweeps that `report` finds broken, joined into one line, or
+/// `None`. A zero seed or tangent gives an exactly zero derivative only where every partial
+/// that meets it is finite (`0 · inf` is NaN), which a finite gradient in that mode shows, so
+/// those two are judged only there.
+fn broken_sweeps(report: &GradcheckReport, rev: &[f64], fwd: &[f64]) -> Option<String> {
+    let finite = |g: &[f64]| g.iter().all(|v| v.is_finite());
+    let broken: Vec<&str> = [
+        (
+            !report.backward_twice_identical,
+            "a second backward sweep over one recording differs from the first",
+        ),
+        (
+            finite(rev) && !report.zero_seed_gives_zero,
+            "a backward sweep from 0 · f gives a nonzero gradient",
+        ),
+        (
+            finite(fwd) && !report.zero_tangent_gives_zero,
+            "forward mode with a zero tangent gives a nonzero derivative",
+        ),
+    ]
+    .into_iter()
+    .filter_map(|(broken, what)| broken.then_some(what))
+    .collect();
+    (!broken.is_empty()).then(|| broken.join("; "))
 }
 
 #[cfg(test)]
