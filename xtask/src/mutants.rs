@@ -37,8 +37,12 @@ use crate::cli::{shard, Arg, Args};
 /// leaves recorded at once (`tape/vars.rs`), a closure's gradient in one call
 /// (`tape/closure.rs`) and the Graphviz export with its edges' partials (`dot.rs`); and the
 /// checks that judge the rules: the gradient check (`check.rs`) and central differences, its
-/// reference that needs no rule (`finite_diff.rs`). Update when the tape is redesigned.
-pub const RULE_FILES: [&str; 35] = [
+/// reference that needs no rule (`finite_diff.rs`); and the drivers that run one function in
+/// every mode: the skeleton they share (`drive.rs`), gradients, Jacobians, Hessians and
+/// Hessian-vector products (`gradient.rs`, `jacobian.rs`, `hessian.rs`), their shape checks
+/// (`diff_error.rs`) and their scratch on the stack or the heap (`scratch.rs`). Update when the
+/// tape is redesigned.
+pub const RULE_FILES: [&str; 41] = [
     "autograd-core/src/op.rs",
     "autograd-core/src/scalar/tanhf.rs",
     "autograd-core/src/fixed/funcs.rs",
@@ -71,6 +75,12 @@ pub const RULE_FILES: [&str; 35] = [
     "autograd-core/src/dot.rs",
     "autograd-core/src/check.rs",
     "autograd-core/src/finite_diff.rs",
+    "autograd-core/src/drive.rs",
+    "autograd-core/src/gradient.rs",
+    "autograd-core/src/jacobian.rs",
+    "autograd-core/src/hessian.rs",
+    "autograd-core/src/diff_error.rs",
+    "autograd-core/src/scratch.rs",
     "autograd-core/src/dual.rs",
     "autograd-core/src/dual_vec.rs",
     "autograd-core/src/math.rs",
@@ -83,13 +93,15 @@ const HELP: &str = "\
 cargo xtask mutants [options]
 
 Mutation testing (cargo-mutants) of the core's derivative and forward rules, the tape's writes
-and its promises, and the gradient check with its central differences: op.rs, scalar/tanhf.rs,
+and its promises, the gradient check with its central differences, and the drivers that run one
+function in every mode (gradients, Jacobians, Hessians): op.rs, scalar/tanhf.rs,
 fixed/funcs.rs, fixed/funcs/tanh.rs, var.rs, var/combine.rs, var/merge.rs, var/nary.rs,
 var/statement.rs, var/layer.rs, var/layer/source.rs, var/layer/flush.rs, var/layer/heads.rs,
 var/layer/stack.rs, var/layer/activate.rs, var/ops.rs, number.rs, tape/backward.rs,
 tape/write.rs, tape/slot.rs, tape.rs, tape/gradients.rs, tape/ids.rs, tape/leaves.rs, anomaly.rs,
 tape/nodes.rs, tape/operands.rs, tape/vars.rs, tape/closure.rs, dot.rs, check.rs,
-finite_diff.rs, dual.rs, dual_vec.rs, math.rs. The killer is the
+finite_diff.rs, drive.rs, gradient.rs, jacobian.rs, hessian.rs, diff_error.rs, scratch.rs,
+dual.rs, dual_vec.rs, math.rs. The killer is the
 core's tests, `stmt!`'s (autograd-macros) and `cargo xtask check --quick`. Prints caught /
 missed / unviable / timeout counts, the score and the surviving mutants; where whole files were
 run (no --shard, no --re), also the lines of xtask/mutants-equivalent.txt that set aside no
@@ -422,7 +434,7 @@ mod tests {
         let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
         assert!(parse(&s(&["--jobs", "0"])).is_err());
         assert!(parse(&s(&["--timeout", "x"])).is_err());
-        assert!(parse(&s(&["--file", "autograd-core/src/hessian.rs"])).is_err());
+        assert!(parse(&s(&["--file", "autograd-core/src/outlined.rs"])).is_err());
         assert!(parse(&s(&["--shard", "3/3"])).is_err());
         assert!(parse(&s(&["--bogus"])).is_err());
         let o = parse(&s(&["--file", "autograd-core/src/op.rs", "--shard", "0/4"]))
