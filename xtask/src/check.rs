@@ -49,6 +49,7 @@ mod second_order;
 mod seeds;
 mod selftest;
 mod suites;
+mod sweeps;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;

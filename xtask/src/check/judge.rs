@@ -6,11 +6,12 @@ use std::cell::RefCell;
 use std::fmt::Write as _;
 
 use autograd_core::{
-    gradcheck_with, gradient_forward, gradient_reverse, Function, GradcheckReport, Number, Scalar,
-    Tape, TapeView, Tolerance, Q16,
+    gradcheck_with, gradient_forward, gradient_reverse, Function, Number, Scalar, Tape, TapeView,
+    Tolerance, Q16,
 };
 
 use super::fd::{judge_fd, richardson};
+use super::sweeps::broken_sweeps;
 use super::{Error, Outcome, Skip};
 
 /// `actual` against the reference `expected` with the core's gradient-check rule
@@ -414,32 +415,6 @@ pub fn gradient_case<S: CheckScalar, F: Function + ?Sized>(
         },
     );
     outcome
-}
-
-/// The promises of `gradcheck`'s sweeps that `report` finds broken, joined into one line, or
-/// `None`. A zero seed or tangent gives an exactly zero derivative only where every partial
-/// that meets it is finite (`0 · inf` is NaN), which a finite gradient in that mode shows, so
-/// those two are judged only there.
-fn broken_sweeps(report: &GradcheckReport, rev: &[f64], fwd: &[f64]) -> Option<String> {
-    let finite = |g: &[f64]| g.iter().all(|v| v.is_finite());
-    let broken: Vec<&str> = [
-        (
-            !report.backward_twice_identical,
-            "a second backward sweep over one recording differs from the first",
-        ),
-        (
-            finite(rev) && !report.zero_seed_gives_zero,
-            "a backward sweep from 0 · f gives a nonzero gradient",
-        ),
-        (
-            finite(fwd) && !report.zero_tangent_gives_zero,
-            "forward mode with a zero tangent gives a nonzero derivative",
-        ),
-    ]
-    .into_iter()
-    .filter_map(|(broken, what)| broken.then_some(what))
-    .collect();
-    (!broken.is_empty()).then(|| broken.join("; "))
 }
 
 #[cfg(test)]
