@@ -243,6 +243,11 @@ pub fn shift_1_5(x: f64, _: f64) -> (f64, [f64; 2]) {
     (x + 1.5, [1.0, 0.0])
 }
 
+/// 1.5 - x0 (a constant minus the input: `rsub_f64`).
+pub fn rsub_1_5(x: f64, _: f64) -> (f64, [f64; 2]) {
+    (1.5 - x, [-1.0, 0.0])
+}
+
 /// x0^2 (`square`).
 pub fn square(x: f64, _: f64) -> (f64, [f64; 2]) {
     (x * x, [2.0 * x, 0.0])
@@ -266,9 +271,10 @@ mod tests {
     /// bounds: a typo in a formula shows up here before it shows up as a failing check.
     #[test]
     fn derivatives_match_differences_of_the_values() {
-        let table: [(&str, ClosedForm, f64, f64); 42] = [
+        let table: [(&str, ClosedForm, f64, f64); 43] = [
             ("scale", scale_2_5, 0.7, 0.0),
             ("shift", shift_1_5, 0.7, 0.0),
+            ("rsub", rsub_1_5, 0.7, 0.0),
             ("square", square, 0.7, 0.0),
             ("dot", dot_x0x1_x1x0, 0.7, -1.3),
             ("mul_add", mul_add_x0_x1_x0, 0.7, -1.3),

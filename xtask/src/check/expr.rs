@@ -64,6 +64,8 @@ pub enum Expr {
     Scale(Box<Expr>, f64),
     /// `a + c` for a constant `c` (`Number::add_f64`).
     Shift(Box<Expr>, f64),
+    /// `c - a` for a constant `c` (`Number::rsub_f64`).
+    Rsub(Box<Expr>, f64),
     /// `a^2` (`Number::square`).
     Square(Box<Expr>),
     /// `sum_i a_i b_i` (`Number::dot`: one statement).
@@ -99,6 +101,7 @@ impl Expr {
             }
             Expr::Scale(a, c) => a.eval(x).mul_f64(*c),
             Expr::Shift(a, c) => a.eval(x).add_f64(*c),
+            Expr::Rsub(a, c) => a.eval(x).rsub_f64(*c),
             Expr::Square(a) => a.eval(x).square(),
             Expr::Dot(a, b) => {
                 let a: Vec<T> = a.iter().map(|t| t.eval(x)).collect();
@@ -162,6 +165,7 @@ impl Expr {
             Expr::Sum(terms) => terms.iter().map(|t| t.visit_kinks(x, nearest)).sum(),
             Expr::Scale(a, c) => a.visit_kinks(x, nearest) * c,
             Expr::Shift(a, c) => a.visit_kinks(x, nearest) + c,
+            Expr::Rsub(a, c) => c - a.visit_kinks(x, nearest),
             Expr::Square(a) => {
                 let v = a.visit_kinks(x, nearest);
                 v * v
@@ -192,6 +196,7 @@ impl Expr {
             | Expr::LeakyRelu(a, _)
             | Expr::Scale(a, _)
             | Expr::Shift(a, _)
+            | Expr::Rsub(a, _)
             | Expr::Square(a) => 1 + a.size(),
             Expr::Dot(a, b) => 1 + a.iter().chain(b).map(Expr::size).sum::<usize>(),
             Expr::MulAdd(a, b, c) => 1 + a.size() + b.size() + c.size(),
@@ -230,6 +235,7 @@ impl fmt::Display for Expr {
             Expr::LeakyRelu(a, s) => write!(f, "leaky_relu({a}, {s})"),
             Expr::Scale(a, c) => write!(f, "({a} * {c})"),
             Expr::Shift(a, c) => write!(f, "({a} + {c})"),
+            Expr::Rsub(a, c) => write!(f, "({c} - {a})"),
             Expr::Square(a) => write!(f, "square({a})"),
             Expr::Dot(a, b) => {
                 f.write_str("dot(")?;

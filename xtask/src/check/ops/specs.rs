@@ -370,6 +370,14 @@ pub(in crate::check) fn op_specs() -> Vec<OpSpec> {
             closed: cf::shift_1_5,
         },
         OpSpec {
+            name: "rsub",
+            expr: Expr::Rsub(Box::new(x0.clone()), 1.5),
+            domain: [wide, (0.0, 0.0)],
+            arity: 1,
+            edges: vec![[1.5, 0.0], [-1e300, 0.0]],
+            closed: cf::rsub_1_5,
+        },
+        OpSpec {
             name: "square",
             expr: Expr::Square(Box::new(x0.clone())),
             domain: [wide, (0.0, 0.0)],

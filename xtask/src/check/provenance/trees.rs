@@ -53,6 +53,8 @@ fn origin_labels<S: Scalar>(e: &Expr, x: &[S], out: &mut Vec<Vec<Op>>) -> (S, bo
         Expr::Sum(t) => (t.iter().collect(), vec![Op::Sum, Op::Shift]),
         Expr::Scale(a, _) => (vec![a], vec![Op::Scale]),
         Expr::Shift(a, _) => (vec![a], vec![Op::Shift]),
+        // On a tape `c - a` is a negation then a shift.
+        Expr::Rsub(a, _) => (vec![a], vec![Op::Neg, Op::Shift]),
         Expr::Square(a) => (vec![a], vec![Op::Square]),
         Expr::Dot(a, b) => (a.iter().chain(b).collect(), vec![Op::Dot, Op::Scale]),
         // Of two operands or fewer, `mul_add` is recorded as the product and the sum it stands
