@@ -216,7 +216,8 @@ fn graphviz_shows_operations_operand_order_and_compact_numbers() -> Result<(), T
 }
 
 /// Generic code written the way one writes it for `f64`: compound assignment, comparisons,
-/// `Iterator::sum` and `product`.
+/// `Iterator::sum` and `product`, each over values and over references (`s` and `p` are the
+/// means of the two forms: a wrong form moves them).
 struct Idiomatic;
 impl autograd_core::Function for Idiomatic {
     fn eval<T: Number>(&self, x: &[T]) -> T {
@@ -230,8 +231,10 @@ impl autograd_core::Function for Idiomatic {
         }
         acc *= T::from_f64(0.5);
         acc /= T::from_f64(2.0);
-        let s: T = x.iter().copied().sum();
-        let p: T = x.iter().product();
+        let (s_values, s_refs): (T, T) = (x.iter().copied().sum(), x.iter().sum());
+        let (p_values, p_refs): (T, T) = (x.iter().copied().product(), x.iter().product());
+        let s = (s_values + s_refs) * T::from_f64(0.5);
+        let p = (p_values + p_refs) * T::from_f64(0.5);
         acc + s * p
     }
 }
