@@ -38,7 +38,7 @@ fn rows_past_the_parameters_or_the_outputs_are_left_out_in_every_number_type(
 
     // On a tape, through the generic method: the same values and, from y1, the hand-derived
     // gradient; the output left out is still the constant it was.
-    let mut tape = Tape::<f64, 64>::new();
+    let tape = Tape::<f64, 64>::new();
     let p = PARAMS.map(|v| tape.var(v));
     let x = X.map(|v| tape.var(v));
     let mut y = [Var::constant(UNTOUCHED); 3];
