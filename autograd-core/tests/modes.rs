@@ -205,6 +205,33 @@ fn jacobians_in_three_modes_match_the_formula() {
     assert!(tape.is_empty(), "the tape is rewound");
 }
 
+/// R^0 -> R^2: two constants.
+struct Constants;
+impl VectorFunction for Constants {
+    fn eval<T: Number>(&self, _: &[T], out: &mut [T]) {
+        out[0] = T::from_f64(1.5);
+        out[1] = T::from_f64(-2.0);
+    }
+}
+
+#[test]
+fn a_jacobian_of_no_inputs_still_gives_the_values() {
+    let mut tape = Tape::<f64, 8>::new();
+    let want = [1.5, -2.0];
+    let mut y = [0.0; 2];
+    jacobian_reverse(&Constants, &mut tape, &[], &mut y, &mut []).unwrap();
+    assert_eq!(y, want, "reverse");
+    let mut y = [0.0; 2];
+    jacobian_forward(&Constants, &[], &mut y, &mut []).unwrap();
+    assert_eq!(y, want, "forward");
+    let mut y = [0.0; 2];
+    jacobian_forward_vec::<4, _, _>(&Constants, &[], &mut y, &mut []).unwrap();
+    assert_eq!(y, want, "forward, four lanes");
+    let mut y = [0.0; 2];
+    jacobian_central(&Constants, &[], &mut y, &mut []).unwrap();
+    assert_eq!(y, want, "central differences");
+}
+
 #[test]
 fn drivers_leave_earlier_nodes_alone() {
     // A tape holding parameters: the driver records after them and rewinds to them.
