@@ -1,8 +1,6 @@
 //! "No allocation per step", checked: a counting global allocator sees no allocation on the
 //! training thread while gradients are computed and parameters updated.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::ops::ControlFlow;
 
 use autograd_core::Tape;
@@ -11,28 +9,9 @@ use autograd_nn::{
     Trainer,
 };
 
-struct Counting;
-
-thread_local! {
-    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.with(|c| c.set(c.get() + 1));
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
-
-fn allocations() -> usize {
-    ALLOCATIONS.with(|c| c.get())
-}
+#[path = "../../autograd-core/tests/counting/mod.rs"]
+mod counting;
+use counting::allocations;
 
 #[test]
 fn training_steps_do_not_allocate() {
