@@ -168,6 +168,9 @@ fn as_a_plain_number_it_is_its_scalar() {
         let (s, c) = Number::sin_cos(a);
         assert_eq!(Outlined(a).sin_cos(), (Outlined(s), Outlined(c)));
     }
+    // Printed as its scalar, with `{}` and with `{:?}` (as a handle's `Debug` shows its value).
     assert_eq!(Outlined(2.5_f32).to_string(), "2.5");
+    assert_eq!(format!("{:?}", Outlined(-0.125_f64)), "-0.125");
+    assert_eq!(format!("{:?}", [Outlined(1.0_f32)]), "[1.0]");
     const { assert!(<Outlined<f64> as Scalar>::OUTLINED) };
 }
