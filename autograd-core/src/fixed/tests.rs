@@ -161,6 +161,39 @@ fn arithmetic_rounds_to_nearest_and_overflow_is_poison() {
     assert_eq!(q(32767.0).to_f64(), 32767.0);
 }
 
+/// The ends of the range are numbers and a step beyond them is poison, for a result computed in
+/// 64 bits (a quotient, an elementary function) as for a sum.
+#[test]
+fn the_ends_of_the_range_are_numbers() {
+    assert_eq!(Q16::MAX / Q16::ONE, Q16::MAX);
+    assert_eq!(Q16::MIN / Q16::ONE, Q16::MIN);
+    assert_eq!(Q16::MIN / -Q16::ONE, Q16::MAX);
+    // MAX * 65536 / 65535 steps: beyond MAX.
+    assert!((Q16::MAX / Q16::from_bits(65535)).is_poison());
+    assert!((Q16::MIN / Q16::from_bits(65535)).is_poison());
+    assert_eq!(Q16::MAX - Q16::STEP + Q16::STEP, Q16::MAX);
+    assert!((Q16::MIN - Q16::STEP).is_poison());
+}
+
+/// `Iterator::sum` and `product`, over values and over references: 0 and 1 when empty, poison
+/// spreads.
+#[test]
+fn sums_and_products_of_iterators() {
+    let xs = [q(1.5), q(-0.25), q(2.0)];
+    assert_eq!(xs.iter().sum::<Q16>(), q(3.25));
+    assert_eq!(xs.into_iter().sum::<Q16>(), q(3.25));
+    assert_eq!(xs.iter().product::<Q16>(), q(-0.75));
+    assert_eq!(xs.into_iter().product::<Q16>(), q(-0.75));
+    let none: [Q16; 0] = [];
+    assert_eq!(none.iter().sum::<Q16>(), q(0.0));
+    assert_eq!(none.into_iter().product::<Q16>(), q(1.0));
+    assert!([q(1.0), Q16::POISON].iter().sum::<Q16>().is_poison());
+    assert!([Q16::POISON, q(0.0)]
+        .into_iter()
+        .product::<Q16>()
+        .is_poison());
+}
+
 #[test]
 fn poison_spreads_and_compares_like_nan() {
     let p = Q16::POISON;
@@ -172,6 +205,15 @@ fn poison_spreads_and_compares_like_nan() {
         -p,
         p.exp(),
         p.abs(),
+        // The pattern less a negative number does not overflow: it must stay poison.
+        p - q(-1.0),
+        // Two-argument functions, poison in either argument.
+        p.atan2(q(1.0)),
+        q(1.0).atan2(p),
+        p.hypot(q(0.5)),
+        q(0.5).hypot(p),
+        p.pow(q(2.0)),
+        q(2.0).pow(p),
     ] {
         assert!(r.is_poison(), "{r:?}");
     }
@@ -184,6 +226,46 @@ fn poison_spreads_and_compares_like_nan() {
     assert!((p + q(0.5)).is_poison());
 }
 
+/// The functions built on comparisons, at both sides of their kink and at it, and `max`, `min`.
+#[test]
+fn abs_relu_leaky_relu_and_softplus() {
+    for (x, abs, relu, leaky) in [
+        (-2.5, 2.5, 0.0, -0.3125),
+        (2.5, 2.5, 2.5, 2.5),
+        (0.0, 0.0, 0.0, 0.0),
+    ] {
+        assert_eq!(q(x).abs(), q(abs), "abs({x})");
+        assert_eq!(q(x).relu(), q(relu), "relu({x})");
+        assert_eq!(q(x).leaky_relu(0.125), q(leaky), "leaky_relu({x}, 0.125)");
+    }
+    assert_eq!(q(-1.0).max(q(2.0)), q(2.0));
+    assert_eq!(q(-1.0).min(q(2.0)), q(-1.0));
+    // softplus(0) = ln 2, softplus(2) = ln(1 + e^2) = 2.126928: within a step.
+    assert!((q(0.0).softplus().to_f64() - core::f64::consts::LN_2).abs() <= 1.0 / 65536.0);
+    assert!((q(2.0).softplus().to_f64() - 2.126_928_011).abs() <= 1.0 / 65536.0);
+}
+
+/// `powf` is `pow` of the constant: powers of 2 exact, a root within a step.
+#[test]
+fn powf_is_pow_of_the_constant() {
+    assert_eq!(q(2.0).powf(3.0), q(8.0));
+    assert_eq!(q(2.0).powf(-2.0), q(0.25));
+    assert!((q(2.0).powf(0.5).to_f64() - core::f64::consts::SQRT_2).abs() <= 1.0 / 65536.0);
+    assert!(q(-2.0).powf(0.5).is_poison());
+}
+
+/// `Scalar`'s parts: `EPSILON` is one step of the format, `ln_1p` is `ln(1 + x)`.
+#[test]
+fn epsilon_is_one_step_and_ln_1p() {
+    let eps = <Q16 as Scalar>::EPSILON;
+    assert_eq!(q(eps), Q16::STEP);
+    assert_eq!(q(1.0 + eps).to_bits(), q(1.0).to_bits() + 1);
+    assert!((q(1.0).ln_1p().to_f64() - core::f64::consts::LN_2).abs() <= eps);
+    assert!((q(-0.5).ln_1p().to_f64() + core::f64::consts::LN_2).abs() <= eps);
+    assert!(q(-1.0).ln_1p().is_poison());
+    assert!(Scalar::is_zero(q(0.0)) && !Scalar::is_zero(Q16::STEP));
+}
+
 #[test]
 fn powi_is_repeated_multiplication() {
     assert_eq!(q(2.0).powi(10).to_f64(), 1024.0);
@@ -193,6 +275,9 @@ fn powi_is_repeated_multiplication() {
     assert!(q(2.0).powi(15).is_poison());
     assert!(q(0.0).powi(-1).is_poison());
     assert!(Q16::POISON.powi(0).is_poison());
+    // x^-1 is the quotient 1 / x, rounded once: 2^32 / 780903145 = 5.4999999981 steps, 5 (the
+    // exponential of -ln |x| that larger exponents take rounds it to 6).
+    assert_eq!(Q16::from_bits(-780_903_145).powi(-1).to_bits(), -5);
 }
 
 /// Beyond `-1..=4` a power is `e^(n ln |x|)`, whose error does not grow with `n`: against
