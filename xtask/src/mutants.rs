@@ -4,11 +4,12 @@
 //! Every mutant of the files in [`RULE_FILES`] (a changed operator, a deleted match arm, a function
 //! body replaced by a default value) is built and judged by the core's tests plus `cargo xtask
 //! check --quick`: cargo-mutants runs `cargo test --package autograd-core --package xtask --package
-//! autograd-macros --features autograd-core/alloc --tests -- --include-ignored` (`alloc` for the
-//! tests of statements of millions of operands), which includes xtask's ignored test
-//! `quick_check_passes` (`xtask/tests/quick_check.rs`) that runs the check. Doctests are left out
-//! (`--tests`): they document, the tests check. A mutant that survives is either killed by a new
-//! test or listed, with a one-line reason it is equivalent, in `xtask/mutants-equivalent.txt`.
+//! autograd-macros --features autograd-core/alloc,autograd-core/num-traits --tests --
+//! --include-ignored` (`alloc` for the tests of statements of millions of operands, `num-traits`
+//! for `num.rs` and its tests), which includes xtask's ignored test `quick_check_passes`
+//! (`xtask/tests/quick_check.rs`) that runs the check. Doctests are left out (`--tests`): they
+//! document, the tests check. A mutant that survives is either killed by a new test or listed,
+//! with a one-line reason it is equivalent, in `xtask/mutants-equivalent.txt`.
 //!
 //! Exit code 0 when every surviving mutant is listed as equivalent and, in a run of whole files, no
 //! line of the list is left without its survivor; 1 otherwise, 2 for bad arguments, a missing tool
@@ -40,9 +41,10 @@ use crate::cli::{shard, Arg, Args};
 /// central differences, its reference that needs no rule (`finite_diff.rs`); and the drivers that
 /// run one function in every mode: the skeleton they share (`drive.rs`), gradients, Jacobians,
 /// Hessians and Hessian-vector products (`gradient.rs`, `jacobian.rs`, `hessian.rs`), their shape
-/// checks (`diff_error.rs`) and their scratch on the stack or the heap (`scratch.rs`). Update when
-/// the tape is redesigned.
-pub const RULE_FILES: [&str; 43] = [
+/// checks (`diff_error.rs`) and their scratch on the stack or the heap (`scratch.rs`); and the
+/// `num_traits` impls' compositions with their exact derivatives (`num.rs`, feature `num-traits`).
+/// Update when the tape is redesigned.
+pub const RULE_FILES: [&str; 44] = [
     "autograd-core/src/op.rs",
     "autograd-core/src/scalar/tanhf.rs",
     "autograd-core/src/fixed.rs",
@@ -86,6 +88,7 @@ pub const RULE_FILES: [&str; 43] = [
     "autograd-core/src/dual.rs",
     "autograd-core/src/dual_vec.rs",
     "autograd-core/src/math.rs",
+    "autograd-core/src/num.rs",
 ];
 
 /// Surviving mutants known to be equivalent, one per line with its reason.
@@ -103,7 +106,7 @@ var/layer/stack.rs, var/layer/activate.rs, var/ops.rs, number.rs, tape/backward.
 tape/write.rs, tape/slot.rs, tape.rs, tape/gradients.rs, tape/ids.rs, tape/leaves.rs, anomaly.rs,
 tape/nodes.rs, tape/operands.rs, tape/vars.rs, tape/closure.rs, dot.rs, outlined.rs,
 check.rs, finite_diff.rs, drive.rs, gradient.rs, jacobian.rs, hessian.rs, diff_error.rs, scratch.rs,
-dual.rs, dual_vec.rs, math.rs. The killer is the
+dual.rs, dual_vec.rs, math.rs, num.rs. The killer is the
 core's tests, `stmt!`'s (autograd-macros) and `cargo xtask check --quick`. Prints caught /
 missed / unviable / timeout counts, the score and the surviving mutants; where whole files were
 run (no --shard, no --re), also the lines of xtask/mutants-equivalent.txt that set aside no
@@ -198,8 +201,10 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         .args(["--test-package", "autograd-core", "--test-package", "xtask"])
         // `stmt!`'s tests: the statements `var/statement.rs` writes.
         .args(["--test-package", "autograd-macros"])
-        // `tests/layer_limit.rs` needs a heap-placed tape.
-        .args(["--features", "autograd-core/alloc"]);
+        // `tests/layer_limit.rs` needs a heap-placed tape; `num.rs` and `tests/num_traits.rs`
+        // the `num_traits` impls.
+        .args(["--features", "autograd-core/alloc"])
+        .args(["--features", "autograd-core/num-traits"]);
     for f in &o.files {
         cmd.args(["--file", f]);
     }
