@@ -181,6 +181,7 @@ fn every_float_method_differentiates_as_derived_by_hand() {
             assert_close(d.eps, expected, 1e-12, &what);
 
             let dv = unary(name, DualVec::<f64, 2>::variable(x, 1));
+            assert_close(dv.re, value, 1e-15, &what);
             assert_eq!(dv.eps[0], 0.0, "{what}: unseeded lane");
             assert_close(dv.eps[1], expected, 1e-12, &what);
 
