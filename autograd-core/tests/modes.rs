@@ -169,6 +169,23 @@ impl VectorFunction for Field {
     }
 }
 
+/// A reference to a function is one (`Function for &F`, `VectorFunction for &F`): generic code
+/// that holds `&F` passes it on as a function of its own and gets the same values and derivatives.
+#[test]
+fn a_reference_to_a_function_is_a_function() {
+    let x = [0.7_f64, -1.3, 2.1];
+    let (mut y, mut j, mut y_ref, mut j_ref) = ([0.0; 2], [0.0; 6], [0.0; 2], [0.0; 6]);
+    jacobian_forward(&Field, &x, &mut y, &mut j).unwrap();
+    jacobian_forward(&&Field, &x, &mut y_ref, &mut j_ref).unwrap();
+    assert_eq!((y_ref, j_ref), (y, j));
+    assert_eq!(y[1], x[0].exp() - x[1] / x[2]);
+    let (mut g, mut g_ref) = ([0.0; 3], [0.0; 3]);
+    let f = gradient_forward(&Rosenbrock, &x, &mut g).unwrap();
+    let f_ref = gradient_forward(&&Rosenbrock, &x, &mut g_ref).unwrap();
+    assert_eq!((f_ref, g_ref), (f, g));
+    assert_eq!(f, rosenbrock(&x));
+}
+
 #[test]
 fn jacobians_in_three_modes_match_the_formula() {
     let x = [0.7_f64, -1.3, 2.1];

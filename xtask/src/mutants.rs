@@ -42,9 +42,10 @@ use crate::cli::{shard, Arg, Args};
 /// run one function in every mode: the skeleton they share (`drive.rs`), gradients, Jacobians,
 /// Hessians and Hessian-vector products (`gradient.rs`, `jacobian.rs`, `hessian.rs`), their shape
 /// checks (`diff_error.rs`) and their scratch on the stack or the heap (`scratch.rs`); and the
-/// `num_traits` impls' compositions with their exact derivatives (`num.rs`, feature `num-traits`).
-/// Update when the tape is redesigned.
-pub const RULE_FILES: [&str; 44] = [
+/// `num_traits` impls' compositions with their exact derivatives (`num.rs`, feature `num-traits`);
+/// the errors' messages (`error.rs`), the function traits (`function.rs`) and the heap-placed tape
+/// (`tape/boxed.rs`). Update when the tape is redesigned.
+pub const RULE_FILES: [&str; 47] = [
     "autograd-core/src/op.rs",
     "autograd-core/src/scalar/tanhf.rs",
     "autograd-core/src/fixed.rs",
@@ -89,6 +90,9 @@ pub const RULE_FILES: [&str; 44] = [
     "autograd-core/src/dual_vec.rs",
     "autograd-core/src/math.rs",
     "autograd-core/src/num.rs",
+    "autograd-core/src/error.rs",
+    "autograd-core/src/function.rs",
+    "autograd-core/src/tape/boxed.rs",
 ];
 
 /// Surviving mutants known to be equivalent, one per line with its reason.
@@ -97,21 +101,20 @@ const EQUIVALENT: &str = "xtask/mutants-equivalent.txt";
 const HELP: &str = "\
 cargo xtask mutants [options]
 
-Mutation testing (cargo-mutants) of the core's derivative and forward rules, the tape's writes
-and its promises, the gradient check with its central differences, and the drivers that run one
+Mutation testing (cargo-mutants) of the core's derivative and forward rules, the tape's writes and
+its promises, the gradient check with its central differences, and the drivers that run one
 function in every mode (gradients, Jacobians, Hessians): op.rs, scalar/tanhf.rs, fixed.rs,
 fixed/funcs.rs, fixed/funcs/tanh.rs, var.rs, var/combine.rs, var/merge.rs, var/nary.rs,
 var/statement.rs, var/layer.rs, var/layer/source.rs, var/layer/flush.rs, var/layer/heads.rs,
-var/layer/stack.rs, var/layer/activate.rs, var/ops.rs, number.rs, tape/backward.rs,
-tape/write.rs, tape/slot.rs, tape.rs, tape/gradients.rs, tape/ids.rs, tape/leaves.rs, anomaly.rs,
-tape/nodes.rs, tape/operands.rs, tape/vars.rs, tape/closure.rs, dot.rs, outlined.rs,
-check.rs, finite_diff.rs, drive.rs, gradient.rs, jacobian.rs, hessian.rs, diff_error.rs, scratch.rs,
-dual.rs, dual_vec.rs, math.rs, num.rs. The killer is the
-core's tests, `stmt!`'s (autograd-macros) and `cargo xtask check --quick`. Prints caught /
-missed / unviable / timeout counts, the score and the surviving mutants; where whole files were
-run (no --shard, no --re), also the lines of xtask/mutants-equivalent.txt that set aside no
-survivor (stale: remove them). Long: about a minute per mutant per job. Installs cargo-mutants
-if missing.
+var/layer/stack.rs, var/layer/activate.rs, var/ops.rs, number.rs, tape/backward.rs, tape/write.rs,
+tape/slot.rs, tape.rs, tape/gradients.rs, tape/ids.rs, tape/leaves.rs, anomaly.rs, tape/nodes.rs,
+tape/operands.rs, tape/vars.rs, tape/closure.rs, dot.rs, outlined.rs, check.rs, finite_diff.rs,
+drive.rs, gradient.rs, jacobian.rs, hessian.rs, diff_error.rs, scratch.rs, dual.rs, dual_vec.rs,
+math.rs, num.rs, error.rs, function.rs, tape/boxed.rs. The killer is the core's tests, `stmt!`'s
+(autograd-macros) and `cargo xtask check --quick`. Prints caught / missed / unviable / timeout
+counts, the score and the surviving mutants; where whole files were run (no --shard, no --re), also
+the lines of xtask/mutants-equivalent.txt that set aside no survivor (stale: remove them). Long:
+about a minute per mutant per job. Installs cargo-mutants if missing.
 
 Options:
   --file PATH      mutate only this file (repeatable; default: all of the above)
