@@ -9,7 +9,8 @@
 //! for `num.rs` and its tests), which includes xtask's ignored test `quick_check_passes`
 //! (`xtask/tests/quick_check.rs`) that runs the check. Doctests are left out (`--tests`): they
 //! document, the tests check. A mutant that survives is either killed by a new test or listed,
-//! with a one-line reason it is equivalent, in `xtask/mutants-equivalent.txt`.
+//! with a one-line reason it is equivalent (or that only another build, which the reason names,
+//! can tell it apart), in `xtask/mutants-equivalent.txt`.
 //!
 //! Exit code 0 when every surviving mutant is listed as equivalent and, in a run of whole files, no
 //! line of the list is left without its survivor; 1 otherwise, 2 for bad arguments, a missing tool
