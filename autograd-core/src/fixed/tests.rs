@@ -161,8 +161,8 @@ fn arithmetic_rounds_to_nearest_and_overflow_is_poison() {
     assert_eq!(q(32767.0).to_f64(), 32767.0);
 }
 
-/// The ends of the range are numbers and a step beyond them is poison, for a result computed in
-/// 64 bits (a quotient, an elementary function) as for a sum.
+/// The ends of the range are numbers and a step beyond them is poison, for a quotient (computed in
+/// 64 bits and range-tested as the elementary functions' results are) as for a sum.
 #[test]
 fn the_ends_of_the_range_are_numbers() {
     assert_eq!(Q16::MAX / Q16::ONE, Q16::MAX);
@@ -275,9 +275,12 @@ fn powi_is_repeated_multiplication() {
     assert!(q(2.0).powi(15).is_poison());
     assert!(q(0.0).powi(-1).is_poison());
     assert!(Q16::POISON.powi(0).is_poison());
-    // x^-1 is the quotient 1 / x, rounded once: 2^32 / 780903145 = 5.4999999981 steps, 5 (the
-    // exponential of -ln |x| that larger exponents take rounds it to 6).
-    assert_eq!(Q16::from_bits(-780_903_145).powi(-1).to_bits(), -5);
+    // x^-1 is the quotient 1 / x, rounded once: 2^32 / 780903145 = 5.4999999981 steps, 5; the
+    // exponential of -ln |x| that larger exponents take rounds it to 6 (so this point tells the
+    // two paths apart).
+    let x = Q16::from_bits(-780_903_145);
+    assert_eq!(x.powi(-1).to_bits(), -5);
+    assert_eq!(x.pow(q(-1.0)).to_bits(), -6);
 }
 
 /// Beyond `-1..=4` a power is `e^(n ln |x|)`, whose error does not grow with `n`: against
